@@ -1,0 +1,1 @@
+"""Evaluations: `python -m assistant.eval recall ...` and `python -m assistant.eval gate ...`."""

@@ -1,0 +1,1 @@
+"""The long-term memory store: local Chroma with offline embeddings."""
