@@ -1,0 +1,276 @@
+"""The retrieval gate: does this message need the user's long-term memory?
+
+`should_retrieve` is the seed gate, kept with its exact contract. `LlmGate` is the same
+call with a richer record (`GateDecision`), its own timeout, and stricter parsing. The
+simple baselines (`always`, `never`, `length`) live here too, so every gate returns the
+same record and the UI and the evaluation treat them alike.
+
+FAIL OPEN means retrieve: a stale memory beats a lost one. Every error path below ends
+in `retrieve=True`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Protocol
+
+from assistant.llm import text_of, usage_of
+
+GATE_MAX_TOKENS = 600  # reasoning models spend a thinking block before the JSON
+MAX_GATE_MESSAGE_CHARS = 4000  # ~1k tokens: enough to judge, bounded cost for huge pastes
+NO_JSON_REASON = "gate returned no JSON — failing open"
+
+GATE_PROMPT = """You are the retrieval gate of a chat assistant that keeps a long-term \
+memory of the user (their life, people they know, plans, preferences and history).
+
+Decide whether answering the message below needs a search of that memory.
+- false: general knowledge, math, small talk, and self-contained requests that carry \
+everything needed to answer.
+- true: the message refers to the user's own life, people, plans, preferences or history, \
+or to something they told the assistant before.
+
+Reply with ONLY a JSON object, no other text:
+{{"retrieve": true or false, "query": "<search query for the memory store, or empty>", \
+"reason": "<at most five words>"}}
+
+<message>
+{message}
+</message>"""
+
+
+class Method(str, Enum):
+    """How a gate decision was reached."""
+
+    MODEL = "model"  # the LLM answered with usable JSON
+    LOCAL = "local"  # the local classifier decided
+    RULE = "rule"  # a fixed baseline rule (always / never / length)
+    FAILED_OPEN = "failed_open"  # something went wrong, so we retrieve
+    EMPTY_INPUT = "empty_input"  # nothing to decide on; no model call
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    """One gate verdict, with everything the UI shows beside the reply."""
+
+    retrieve: bool
+    query: str
+    reason: str
+    method: Method
+    gate: str = "llm"  # the mode that produced it
+    elapsed_ms: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    truncated: bool = False  # the message was cut to MAX_GATE_MESSAGE_CHARS for the prompt
+    confidence: float | None = None  # P(retrieve) where the gate has one
+
+    @property
+    def failed_open(self) -> bool:
+        """True when the gate retrieved because it could not decide."""
+        return self.method is Method.FAILED_OPEN
+
+    @property
+    def label(self) -> str:
+        """The badge text: retrieved, skipped or failed open."""
+        if self.failed_open:
+            return "failed open"
+        return "retrieved" if self.retrieve else "skipped"
+
+
+class Gate(Protocol):
+    """Anything that decides whether a message needs memory."""
+
+    name: str
+
+    def decide(self, message: str) -> GateDecision:
+        """Return the decision for one user message."""
+        ...
+
+
+class GateReplyError(ValueError):
+    """The gate model's text could not be read as a decision."""
+
+
+def _as_bool(value: Any) -> bool:
+    # Models write "false" as often as false; bool("false") would be True.
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        return value != 0
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in ("true", "yes", "1"):
+            return True
+        if word in ("false", "no", "0"):
+            return False
+    raise GateReplyError(f"retrieve is {value!r}, not a boolean")
+
+
+def parse_gate_reply(text: str, message: str) -> tuple[bool, str, str]:
+    """Read (retrieve, query, reason) from the gate's text; raises GateReplyError.
+
+    The JSON is taken from the first `{` to the last `}`, so ```json fences and
+    chatter around the object are ignored.
+    """
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0:
+        raise GateReplyError(NO_JSON_REASON)
+    try:
+        data = json.loads(text[start : end + 1])
+    except json.JSONDecodeError as exc:
+        raise GateReplyError(f"gate error ({type(exc).__name__}) — failing open") from exc
+    if not isinstance(data, dict):
+        raise GateReplyError(f"gate error ({type(data).__name__} JSON) — failing open")
+    if "retrieve" not in data:
+        raise GateReplyError("gate JSON has no 'retrieve' — failing open")
+    try:
+        retrieve = _as_bool(data["retrieve"])
+    except GateReplyError as exc:
+        raise GateReplyError(f"gate error ({exc}) — failing open") from exc
+    query = data.get("query")
+    query = query.strip() if isinstance(query, str) else ""
+    reason = data.get("reason")
+    reason = reason.strip() if isinstance(reason, str) else ""
+    return retrieve, query or message, reason or ("needs memory" if retrieve else "no memory needed")
+
+
+def bounded(message: str, limit: int = MAX_GATE_MESSAGE_CHARS) -> tuple[str, bool]:
+    """The message cut to `limit` characters for the prompt, and whether it was cut."""
+    if len(message) <= limit:
+        return message, False
+    return message[:limit], True
+
+
+def empty_decision(gate: str) -> GateDecision:
+    """The decision for an empty or whitespace-only message: skip, no model call."""
+    return GateDecision(False, "", "empty message", Method.EMPTY_INPUT, gate=gate)
+
+
+class LlmGate:
+    """The seed gate: one small-model call that answers with JSON."""
+
+    name = "llm"
+
+    def __init__(
+        self,
+        client: Any,
+        model: str,
+        *,
+        timeout: float | None = 5.0,
+        max_retries: int | None = 0,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        # No retries by default: on stage a slow gate is worse than failing open.
+        self._client = client if max_retries is None else client.with_options(
+            max_retries=max_retries
+        )
+        self._model = model
+        self._timeout = timeout
+        self._clock = clock
+
+    def decide(self, message: str) -> GateDecision:
+        """Ask the small model; any failure retrieves (fails open) and says why."""
+        if not message.strip():
+            return empty_decision(self.name)
+        prompt_message, truncated = bounded(message)
+        fallback_query = prompt_message
+        started = self._clock()
+        tokens = (0, 0)
+
+        def done(retrieve: bool, query: str, reason: str, method: Method) -> GateDecision:
+            return GateDecision(
+                retrieve=retrieve,
+                query=query,
+                reason=reason,
+                method=method,
+                gate=self.name,
+                elapsed_ms=(self._clock() - started) * 1000.0,
+                input_tokens=tokens[0],
+                output_tokens=tokens[1],
+                truncated=truncated,
+            )
+
+        try:
+            kwargs: dict[str, Any] = {}
+            if self._timeout is not None:
+                kwargs["timeout"] = self._timeout
+            response = self._client.messages.create(
+                model=self._model,
+                max_tokens=GATE_MAX_TOKENS,
+                messages=[
+                    {"role": "user", "content": GATE_PROMPT.format(message=prompt_message)}
+                ],
+                **kwargs,
+            )
+            tokens = usage_of(response)
+            if getattr(response, "stop_reason", None) == "max_tokens":
+                return done(
+                    True, fallback_query, "gate reply cut off — failing open", Method.FAILED_OPEN
+                )
+            retrieve, query, reason = parse_gate_reply(text_of(response), fallback_query)
+        except GateReplyError as exc:
+            return done(True, fallback_query, str(exc), Method.FAILED_OPEN)
+        except Exception as exc:  # noqa: BLE001 - every failure must fail open, by design
+            if type(exc).__name__ == "APITimeoutError":
+                reason = f"gate timed out after {self._timeout:g} s — failing open"
+            else:
+                reason = f"gate error ({type(exc).__name__}) — failing open"
+            return done(True, fallback_query, reason, Method.FAILED_OPEN)
+        return done(retrieve, query, reason, Method.MODEL)
+
+
+def should_retrieve(client: Any, small_model: str, message: str) -> tuple[bool, str, str]:
+    """The seed gate's contract: (retrieve, search query, reason); fails open on any error."""
+    decision = LlmGate(client, small_model, timeout=None, max_retries=None).decide(message)
+    return decision.retrieve, decision.query, decision.reason
+
+
+class RuleGate:
+    """A fixed baseline rule, for comparison and for the UI's always/never switches."""
+
+    def __init__(self, name: str, rule: Callable[[str], bool], reason: Callable[[bool], str]):
+        self.name = name
+        self._rule = rule
+        self._reason = reason
+
+    def decide(self, message: str) -> GateDecision:
+        """Apply the rule; instant, never calls a model."""
+        if not message.strip():
+            return empty_decision(self.name)
+        started = time.perf_counter()
+        retrieve = self._rule(message)
+        query, truncated = bounded(message)
+        return GateDecision(
+            retrieve=retrieve,
+            query=query if retrieve else "",
+            reason=self._reason(retrieve),
+            method=Method.RULE,
+            gate=self.name,
+            elapsed_ms=(time.perf_counter() - started) * 1000.0,
+            truncated=truncated,
+        )
+
+
+LENGTH_CUTOFF = 30  # as in small agent projects: short messages are assumed to be chit-chat
+
+
+def always_gate() -> RuleGate:
+    """Retrieve on every turn, as mem0, Zep and ChatGPT memory do."""
+    return RuleGate("always", lambda _m: True, lambda _r: "always retrieve")
+
+
+def never_gate() -> RuleGate:
+    """Never search memory: the no-memory baseline."""
+    return RuleGate("never", lambda _m: False, lambda _r: "memory off")
+
+
+def length_gate(cutoff: int = LENGTH_CUTOFF) -> RuleGate:
+    """Skip messages of `cutoff` characters or fewer: the cheap baseline to beat."""
+    return RuleGate(
+        "length",
+        lambda m: len(m.strip()) > cutoff,
+        lambda r: f"longer than {cutoff} chars" if r else f"{cutoff} chars or shorter",
+    )
