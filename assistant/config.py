@@ -83,8 +83,9 @@ class Settings:
         # The key must never reach a log line or an exception message.
         key = "set" if self.api_key else "unset"
         return (
-            f"Settings(api_key=<{key}>, base_url={self.base_url!r}, gate_model={self.gate_model!r}, "
-            f"chat_model={self.chat_model!r}, gate_mode={self.gate_mode!r}, "
+            f"Settings(api_key=<{key}>, base_url={self.base_url!r}, "
+            f"gate_model={self.gate_model!r}, chat_model={self.chat_model!r}, "
+            f"gate_mode={self.gate_mode!r}, "
             f"memory_dir={str(self.memory_dir)!r}, user_id={self.user_id!r})"
         )
 

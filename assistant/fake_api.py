@@ -270,7 +270,9 @@ class FakeAnthropicServer:
                             "content_block_delta",
                             {"type": "content_block_delta", "index": index, "delta": delta},
                         )
-                    self._event("content_block_stop", {"type": "content_block_stop", "index": index})
+                    self._event(
+                        "content_block_stop", {"type": "content_block_stop", "index": index}
+                    )
                 self._event(
                     "message_delta",
                     {

@@ -134,7 +134,11 @@ def parse_gate_reply(text: str, message: str) -> tuple[bool, str, str]:
     query = query.strip() if isinstance(query, str) else ""
     reason = data.get("reason")
     reason = reason.strip() if isinstance(reason, str) else ""
-    return retrieve, query or message, reason or ("needs memory" if retrieve else "no memory needed")
+    return (
+        retrieve,
+        query or message,
+        reason or ("needs memory" if retrieve else "no memory needed"),
+    )
 
 
 def bounded(message: str, limit: int = MAX_GATE_MESSAGE_CHARS) -> tuple[str, bool]:
@@ -164,8 +168,8 @@ class LlmGate:
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         # No retries by default: on stage a slow gate is worse than failing open.
-        self._client = client if max_retries is None else client.with_options(
-            max_retries=max_retries
+        self._client = (
+            client if max_retries is None else client.with_options(max_retries=max_retries)
         )
         self._model = model
         self._timeout = timeout
@@ -200,9 +204,7 @@ class LlmGate:
             response = self._client.messages.create(
                 model=self._model,
                 max_tokens=GATE_MAX_TOKENS,
-                messages=[
-                    {"role": "user", "content": GATE_PROMPT.format(message=prompt_message)}
-                ],
+                messages=[{"role": "user", "content": GATE_PROMPT.format(message=prompt_message)}],
                 **kwargs,
             )
             tokens = usage_of(response)

@@ -29,9 +29,7 @@ def make_client(settings: Settings) -> anthropic.Anthropic | None:
 
 def text_of(response: Any) -> str:
     """Join the text blocks of a Messages reply; thinking and other blocks are skipped."""
-    return "".join(
-        getattr(block, "text", "") for block in response.content if block.type == "text"
-    )
+    return "".join(getattr(block, "text", "") for block in response.content if block.type == "text")
 
 
 def usage_of(response: Any) -> tuple[int, int]:
@@ -39,9 +37,7 @@ def usage_of(response: Any) -> tuple[int, int]:
     usage = getattr(response, "usage", None)
     if usage is None:
         return 0, 0
-    return int(getattr(usage, "input_tokens", 0) or 0), int(
-        getattr(usage, "output_tokens", 0) or 0
-    )
+    return int(getattr(usage, "input_tokens", 0) or 0), int(getattr(usage, "output_tokens", 0) or 0)
 
 
 def describe_error(exc: BaseException) -> str:
