@@ -66,6 +66,7 @@ class GateDecision:
     output_tokens: int = 0
     truncated: bool = False  # the message was cut to MAX_GATE_MESSAGE_CHARS for the prompt
     confidence: float | None = None  # P(retrieve) where the gate has one
+    called_model: bool = False  # a model request was made (its time is network, not ours)
 
     @property
     def failed_open(self) -> bool:
@@ -195,6 +196,7 @@ class LlmGate:
                 input_tokens=tokens[0],
                 output_tokens=tokens[1],
                 truncated=truncated,
+                called_model=True,
             )
 
         try:

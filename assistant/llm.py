@@ -58,4 +58,6 @@ def describe_error(exc: BaseException) -> str:
         return f"{name}: the model did not answer in time"
     if name == "APIConnectionError":
         return f"{name}: could not reach the model endpoint (network down?)"
+    if name in ("RemoteProtocolError", "ReadError", "ReadTimeout"):
+        return f"{name}: the connection to the model dropped mid-reply"
     return name

@@ -1,0 +1,112 @@
+"""Safe arithmetic for the offline responder: a tiny evaluator over Python's AST, no eval."""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+import re
+
+MAX_EXPRESSION_CHARS = 200
+MAX_DEPTH = 30
+MAX_EXPONENT = 1000
+MAX_MAGNITUDE = 1e300
+
+_BINARY = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+}
+_UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
+
+# "what's 2+2?", "calculate (3 * 4) ^ 2", "12 x 7", "what is 15% of 80"
+_WORDS = re.compile(
+    r"^\s*(?:(?:what\s*(?:'s|is)|whats|calculate|compute|evaluate|how much is|solve)\s*)?"
+    r"(?P<expr>[-+*/%^().,\d\sx×÷]+?)\s*[=?.!]*\s*$",
+    re.IGNORECASE,
+)
+_PERCENT_OF = re.compile(
+    r"^\s*(?:what\s*(?:'s|is)\s*)?(?P<pct>\d+(?:\.\d+)?)\s*%\s*of\s*(?P<num>\d+(?:\.\d+)?)\s*\??\s*$",
+    re.IGNORECASE,
+)
+
+
+class ArithmeticError_(ValueError):
+    """The expression is not plain arithmetic, or is too big to compute safely."""
+
+
+def _eval(node: ast.AST, depth: int = 0) -> float | int:
+    if depth > MAX_DEPTH:
+        raise ArithmeticError_("expression is nested too deeply")
+    if isinstance(node, ast.Expression):
+        return _eval(node.body, depth + 1)
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
+        return _UNARY[type(node.op)](_eval(node.operand, depth + 1))
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        left = _eval(node.left, depth + 1)
+        right = _eval(node.right, depth + 1)
+        if isinstance(node.op, ast.Pow) and (
+            abs(right) > MAX_EXPONENT
+            or (abs(left) > 1 and abs(right) * math.log10(abs(left)) > 300)
+        ):
+            raise ArithmeticError_("that power is too large to compute")
+        try:
+            value = _BINARY[type(node.op)](left, right)
+        except ZeroDivisionError:
+            raise ArithmeticError_("division by zero") from None
+        if isinstance(value, complex):
+            raise ArithmeticError_("the result is not a real number")
+        if abs(value) > MAX_MAGNITUDE:
+            raise ArithmeticError_("the result is too large")
+        return value
+    raise ArithmeticError_("only numbers and + - * / // % ^ ( ) are allowed")
+
+
+def evaluate(expression: str) -> float | int:
+    """Evaluate plain arithmetic; raises ArithmeticError_ for anything else."""
+    if len(expression) > MAX_EXPRESSION_CHARS:
+        raise ArithmeticError_("expression is too long")
+    cleaned = expression.replace("^", "**").replace("×", "*").replace("÷", "/")
+    cleaned = re.sub(r"(?<=\d)\s*x\s*(?=[\d(])", "*", cleaned)
+    cleaned = re.sub(r"(?<=\d),(?=\d{3}\b)", "", cleaned)  # 1,000 -> 1000
+    try:
+        tree = ast.parse(cleaned.strip(), mode="eval")
+    except (SyntaxError, ValueError):
+        raise ArithmeticError_("not an arithmetic expression") from None
+    return _eval(tree)
+
+
+def format_number(value: float | int) -> str:
+    """12.0 -> '12', 0.333333 -> '0.333333'."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def answer_arithmetic(message: str) -> str | None:
+    """'what's 2+2?' -> '2 + 2 = 4'; None when the message is not arithmetic."""
+    pct = _PERCENT_OF.match(message)
+    if pct:
+        value = float(pct["pct"]) / 100 * float(pct["num"])
+        return f"{pct['pct']}% of {pct['num']} = {format_number(value)}"
+    match = _WORDS.match(message)
+    if (
+        not match
+        or not re.search(r"\d", match["expr"])
+        or not re.search(r"[-+*/%^x×÷]", match["expr"])
+    ):
+        return None
+    expression = match["expr"].strip()
+    try:
+        value = evaluate(expression)
+    except ArithmeticError_ as exc:
+        return f"I can't compute that offline: {exc}."
+    return f"{expression} = {format_number(value)}"

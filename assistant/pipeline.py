@@ -1,0 +1,213 @@
+"""The turn: gate -> memory search (only on yes) -> streamed reply -> capture -> Turn record.
+
+Nothing here imports Streamlit: the UI passes callbacks and renders the `Turn` it gets back.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+from assistant.capture import Capturer, CaptureResult
+from assistant.gate import Gate, GateDecision, always_gate
+from assistant.llm import describe_error
+from assistant.respond import HistoryItem, Responder, TextCallback
+from memory.store import Memory, MemoryStore
+
+MAX_MESSAGE_CHARS = 20_000  # longer messages are cut, with a notice on the turn
+SEARCH_K = 5
+_turn_ids = itertools.count(1)
+
+
+def estimate_tokens(text: str) -> int:
+    """A model-free token estimate (~4 characters a token), for the session stats."""
+    return (len(text) + 3) // 4
+
+
+@dataclass(frozen=True)
+class Timings:
+    """Milliseconds per stage of one turn."""
+
+    gate_ms: float = 0.0
+    search_ms: float = 0.0
+    first_token_ms: float | None = None  # from the start of the turn
+    reply_ms: float = 0.0
+    capture_ms: float = 0.0
+    total_ms: float = 0.0  # gate + search + reply (capture runs after the reply is shown)
+    model_ms: float = 0.0  # time inside model calls (gate and reply), part of total_ms
+
+    @property
+    def overhead_ms(self) -> float:
+        """Time spent outside the model calls: our own cost per turn."""
+        return max(0.0, self.total_ms - self.model_ms)
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens spent by the model calls of one turn."""
+
+    gate_input: int = 0
+    gate_output: int = 0
+    chat_input: int = 0
+    chat_output: int = 0
+    memory_tokens: int = 0  # estimated tokens of memories put in the system prompt
+
+    @property
+    def total(self) -> int:
+        """All tokens sent and received."""
+        return self.gate_input + self.gate_output + self.chat_input + self.chat_output
+
+
+@dataclass(frozen=True)
+class Turn:
+    """Everything about one user message and its reply: what the UI renders."""
+
+    message: str
+    decision: GateDecision
+    memories: tuple[Memory, ...] = ()
+    reply: str = ""
+    reply_source: str = "model"  # model | offline
+    capture: CaptureResult | None = None
+    timings: Timings = field(default_factory=Timings)
+    usage: Usage = field(default_factory=Usage)
+    error: str | None = None
+    notice: str | None = None  # e.g. the message was cut
+    variant: str = "gated"  # gated | always (compare mode)
+    id: int = field(default_factory=lambda: next(_turn_ids))
+
+    @property
+    def searched(self) -> bool:
+        """True when the memory store was searched for this turn."""
+        return self.decision.retrieve
+
+    def history_item(self) -> HistoryItem:
+        """This turn as the next turn's model history."""
+        return HistoryItem(user=self.message, assistant=self.reply)
+
+
+class Pipeline:
+    """Runs turns. Built once per app process; safe to share across sessions' threads."""
+
+    def __init__(
+        self,
+        *,
+        gate: Gate,
+        store: MemoryStore,
+        responder: Responder,
+        capturer: Capturer | None = None,
+        k: int = SEARCH_K,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        self.gate = gate
+        self.store = store
+        self.responder = responder
+        self.capturer = capturer
+        self.k = k
+        self._clock = clock
+
+    def respond(
+        self,
+        message: str,
+        history: Sequence[Turn] = (),
+        *,
+        gate: Gate | None = None,
+        on_text: TextCallback | None = None,
+        on_decision: Callable[[GateDecision], None] | None = None,
+        variant: str = "gated",
+    ) -> Turn:
+        """Gate, search only if the gate says so, and stream the reply. Never raises."""
+        started = self._clock()
+        notice = None
+        if len(message) > MAX_MESSAGE_CHARS:
+            notice = (
+                f"Your message was {len(message):,} characters; "
+                f"only the first {MAX_MESSAGE_CHARS:,} were used."
+            )
+            message = message[:MAX_MESSAGE_CHARS]
+        decision = (gate or self.gate).decide(message)
+        if decision.truncated and notice is None:
+            notice = "The gate judged only the start of this long message."
+        if on_decision is not None:
+            on_decision(decision)
+        after_gate = self._clock()
+
+        memories: tuple[Memory, ...] = ()
+        error = None
+        if decision.retrieve:
+            try:
+                memories = tuple(self.store.search(decision.query or message, k=self.k))
+            except Exception as exc:  # noqa: BLE001 - a broken store must not end the chat
+                error = f"memory search failed: {type(exc).__name__}: {exc}"
+        after_search = self._clock()
+
+        result = self.responder.reply(
+            message,
+            memories,
+            [t.history_item() for t in history if t.error is None and t.variant == "gated"],
+            on_text=on_text,
+            searched=decision.retrieve and error is None,
+        )
+        finished = self._clock()
+        gate_ms = (after_gate - started) * 1000.0
+        model_ms = (decision.elapsed_ms if decision.called_model else 0.0) + (
+            result.elapsed_ms if result.source == "model" else 0.0
+        )
+        return Turn(
+            message=message,
+            decision=decision,
+            memories=memories,
+            reply=result.text,
+            reply_source=result.source,
+            timings=Timings(
+                gate_ms=gate_ms,
+                search_ms=(after_search - after_gate) * 1000.0,
+                first_token_ms=None
+                if result.first_token_ms is None
+                else (after_search - started) * 1000.0 + result.first_token_ms,
+                reply_ms=result.elapsed_ms,
+                total_ms=(finished - started) * 1000.0,
+                model_ms=model_ms,
+            ),
+            usage=Usage(
+                gate_input=decision.input_tokens,
+                gate_output=decision.output_tokens,
+                chat_input=result.input_tokens,
+                chat_output=result.output_tokens,
+                memory_tokens=sum(estimate_tokens(m.text) for m in memories),
+            ),
+            error=error or result.error,
+            notice=notice,
+            variant=variant,
+        )
+
+    def capture(self, turn: Turn) -> Turn:
+        """Save facts the user stated; runs after the reply is on screen. Never raises."""
+        if self.capturer is None:
+            return turn
+        started = self._clock()
+        try:
+            result = self.capturer.capture(turn.message)
+        except Exception as exc:  # noqa: BLE001 - capture must never break the chat
+            result = CaptureResult(method="rules", error=describe_error(exc))
+        elapsed = (self._clock() - started) * 1000.0
+        return replace(turn, capture=result, timings=replace(turn.timings, capture_ms=elapsed))
+
+    def run(
+        self,
+        message: str,
+        history: Sequence[Turn] = (),
+        *,
+        capture: bool = True,
+        on_text: TextCallback | None = None,
+    ) -> Turn:
+        """One whole turn: respond, then capture."""
+        turn = self.respond(message, history, on_text=on_text)
+        return self.capture(turn) if capture else turn
+
+    def compare(self, message: str, history: Sequence[Turn] = ()) -> tuple[Turn, Turn]:
+        """The same message answered gated and always-retrieve, for the side-by-side view."""
+        gated = self.respond(message, history)
+        always = self.respond(message, history, gate=always_gate(), variant="always")
+        return gated, always

@@ -1,0 +1,58 @@
+"""Shared fixtures: a fake Messages API on 127.0.0.1, and a guard against the network."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Iterator
+
+import pytest
+
+from assistant.fake_api import FakeAnthropicServer
+
+_real_connect = socket.socket.connect
+
+
+def _loopback_only(self: socket.socket, address: object) -> None:
+    # Tests must never reach the network: only loopback and unix sockets are allowed.
+    if isinstance(address, tuple) and self.family in (socket.AF_INET, socket.AF_INET6):
+        host = address[0]
+        try:
+            allowed = host == "localhost" or ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            allowed = False
+        if not allowed:
+            raise OSError(f"test tried to reach the network: {address!r}")
+    return _real_connect(self, address)
+
+
+@pytest.fixture(autouse=True)
+def _no_network_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test runs with no API key and no way off this machine."""
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(socket.socket, "connect", _loopback_only)
+
+
+@pytest.fixture(scope="session")
+def _fake_server() -> Iterator[FakeAnthropicServer]:
+    with FakeAnthropicServer() as server:
+        yield server
+
+
+@pytest.fixture
+def fake_api(_fake_server: FakeAnthropicServer) -> Iterator[FakeAnthropicServer]:
+    """The fake Messages API, emptied of queued replies and recorded requests."""
+    _fake_server.reset()
+    default = _fake_server.responder
+    yield _fake_server
+    _fake_server.responder = default
+    _fake_server.reset()
+
+
+@pytest.fixture
+def sdk_client(fake_api: FakeAnthropicServer):  # noqa: ANN201 - anthropic is imported lazily
+    """The real anthropic SDK pointed at the fake server, without retries."""
+    import anthropic
+
+    return anthropic.Anthropic(api_key="sk-test-fake", base_url=fake_api.url, max_retries=0)
