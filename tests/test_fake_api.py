@@ -37,9 +37,11 @@ def test_streaming_thinking_block_comes_before_the_text(fake_api, sdk_client):
 def test_stream_broken_mid_reply_raises(fake_api, sdk_client):
     fake_api.queue(Reply(text="one two three four five six seven eight", break_after=1))
     received = []
-    with pytest.raises(Exception, match="incomplete chunked read|peer closed"):  # noqa: PT011
-        with _stream(sdk_client) as stream:
-            received.extend(stream.text_stream)
+    with (
+        pytest.raises(Exception, match="incomplete chunked read|peer closed"),
+        _stream(sdk_client) as stream,
+    ):
+        received.extend(stream.text_stream)
     assert "".join(received) == "one two three "
 
 
