@@ -147,7 +147,9 @@ class Capturer:
             try:
                 facts = self._model_facts(message[: MAX_FACT_CHARS * 4])
             except Exception as exc:  # noqa: BLE001 - a failed extraction must not lose the fact
-                error = f"{describe_error(exc)}; used the offline rules instead"
+                # Our own parse errors say what was wrong; SDK errors get the short account.
+                what = str(exc) if isinstance(exc, ValueError) else describe_error(exc)
+                error = f"{what}; used the offline rules instead"
                 method, facts = "rules", rule_facts(message)
         else:
             method, facts = "rules", rule_facts(message)

@@ -152,6 +152,9 @@ class ModelResponder:
             result.output_tokens = int(final.usage.output_tokens or 0)
             if final.stop_reason == "max_tokens":
                 result.error = "the reply hit the length limit and was cut short"
+            elif not pieces:
+                # e.g. a reasoning model that spent its whole reply on a thinking block
+                result.error = "the model returned no text; try again or rephrase"
         except Exception as exc:  # noqa: BLE001 - shown to the user; the chat goes on
             result.error = describe_error(exc)
             if pieces:

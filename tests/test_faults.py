@@ -1,0 +1,132 @@
+"""Fault injection through the fake Messages API: every fault, on the gate and on the chat."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from assistant.capture import Capturer
+from assistant.fake_api import Reply
+from assistant.gate import LlmGate
+from assistant.pipeline import Pipeline
+from assistant.respond import ModelResponder
+from memory.store import MemoryStore
+
+KEY = "sk-ant-FAULTS-0123456789-recognisable"
+SKIP = '{"retrieve": false, "query": "", "reason": "small talk"}'
+TIMEOUT = 0.5
+
+FAULTS = {
+    "http_500": Reply(status=500),
+    "http_529_overloaded": Reply(status=529),
+    "http_429_retry_after": Reply(status=429, headers={"retry-after": "1"}),
+    "http_401": Reply(status=401),
+    "slower_than_timeout": Reply(text=SKIP, delay=TIMEOUT * 3),
+    "broken_mid_reply": Reply(text="one two three four five six", break_after=1),
+    "only_thinking": Reply(thinking="Let me think about this for a long while..."),
+    "stop_max_tokens": Reply(text='{"retrieve": false, "query": "", "reason": "x"}'),
+}
+FAULTS["stop_max_tokens"].stop_reason = "max_tokens"
+# The gate is not streamed, so its "broken mid-reply" is a body cut off mid-JSON.
+GATE_BROKEN = Reply(raw_body=b'{"id": "msg_1", "type": "message", "content": [{"type": "te')
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = MemoryStore.persistent(tmp_path / "mem", "faults")
+    store.add("Dinner with Alex on Thursday at 7:30pm at Nopa.", source="seeded")
+    return store
+
+
+def _pipeline(client, store, gate_client=None):
+    return Pipeline(
+        gate=LlmGate(gate_client or client, "gate", timeout=TIMEOUT),
+        store=store,
+        responder=ModelResponder(client, "chat"),
+        capturer=Capturer(store, client, "gate", timeout=TIMEOUT),
+    )
+
+
+@pytest.fixture
+def client(fake_api):
+    import anthropic
+
+    return anthropic.Anthropic(api_key=KEY, base_url=fake_api.url, max_retries=0, timeout=TIMEOUT)
+
+
+@pytest.mark.parametrize("fault", sorted(FAULTS))
+def test_gate_fault_fails_open_and_the_turn_completes(fake_api, client, store, fault):
+    before = store.count()
+    reply = GATE_BROKEN if fault == "broken_mid_reply" else FAULTS[fault]
+    fake_api.queue(reply, Reply(text="Thursday at 7:30pm."))
+    turn = _pipeline(client, store).respond("when am I meeting Alex?")
+    assert turn.decision.retrieve is True
+    assert turn.decision.failed_open and turn.decision.label == "failed open"
+    assert "failing open" in turn.decision.reason
+    assert turn.memories and "Nopa" in turn.memories[0].text
+    assert turn.reply == "Thursday at 7:30pm." and turn.error is None
+    assert store.count() == before
+
+
+@pytest.mark.parametrize("fault", sorted(FAULTS))
+def test_chat_fault_reads_well_and_the_chat_goes_on(fake_api, client, store, fault):
+    before = store.count()
+    pipeline = _pipeline(client, store)
+    fake_api.queue(Reply(text=SKIP), FAULTS[fault])
+    failed = pipeline.respond("tell me a joke")
+    assert failed.error, "a failed reply must say so"
+    assert KEY not in failed.error and "Traceback" not in failed.error
+    assert len(failed.error) < 200
+    fake_api.queue(Reply(text=SKIP), Reply(text="Why did the chicken cross the road?"))
+    ok = pipeline.respond("tell me another joke", [failed])
+    assert ok.error is None and ok.reply.startswith("Why")
+    assert store.count() == before
+
+
+def test_connection_refused_everywhere(store):
+    import anthropic
+
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    client = anthropic.Anthropic(api_key=KEY, base_url=f"http://127.0.0.1:{port}", max_retries=0)
+    pipeline = _pipeline(client, store)
+    turn = pipeline.run("remember that my locker code is 4512")
+    assert turn.decision.failed_open and "APIConnectionError" in turn.decision.reason
+    assert turn.error and "could not reach" in turn.error and KEY not in turn.error
+    # Capture fell back to the offline rules: the fact is not lost.
+    assert turn.capture.saved == ("My locker code is 4512",)
+    assert "locker code" in store.search("what is my locker code?")[0].text
+
+
+def test_a_retried_turn_writes_no_duplicate_memory(fake_api, client, store):
+    pipeline = _pipeline(client, store)
+    message = "I'm seeing the dentist on March 3rd at 9am"
+    facts = '{"facts": ["I\'m seeing the dentist on March 3rd at 9am."]}'
+    fake_api.queue(Reply(text=SKIP), Reply(status=529), Reply(text=facts))
+    first = pipeline.run(message)
+    assert first.error and first.capture.saved
+    fake_api.queue(Reply(text=SKIP), Reply(text="Noted."), Reply(text=facts))
+    retried = pipeline.run(message, [first])
+    assert retried.error is None
+    assert retried.capture.saved == () and retried.capture.known
+    dentist = [m for m in store.list(limit=100) if "dentist" in m.text]
+    assert len(dentist) == 1
+
+
+def test_capture_model_fault_loses_nothing(fake_api, client, store):
+    pipeline = _pipeline(client, store)
+    # Capture retries once, so both attempts fail.
+    fake_api.queue(Reply(text=SKIP), Reply(text="Noted."), Reply(status=500), Reply(status=500))
+    turn = pipeline.run("remember that Maya's flight lands at 6pm on Friday")
+    assert turn.capture.error and "InternalServerError" in turn.capture.error
+    assert turn.capture.saved == ("Maya's flight lands at 6pm on Friday",)
+
+
+def test_capture_model_garbage_falls_back_to_rules(fake_api, client, store):
+    pipeline = _pipeline(client, store)
+    fake_api.queue(Reply(text=SKIP), Reply(text="Noted."), Reply(text="Sure! Facts: none"))
+    turn = pipeline.run("remember that the wifi password is hunter2")
+    assert "no JSON" in turn.capture.error
+    assert turn.capture.saved == ("The wifi password is hunter2",)
