@@ -1,0 +1,487 @@
+"""Memory Gate: the Streamlit demo. It renders `Turn` records; the logic lives in assistant/.
+
+Run with `streamlit run app.py`. Settings come from the environment (see README).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import streamlit as st
+
+from assistant.session import exchanges, session_stats, stage_rows
+
+if TYPE_CHECKING:  # the pipeline imports Chroma (~2.5 s): load it after the first paint
+    from assistant.factory import Assistant
+    from assistant.gate import GateDecision
+    from assistant.pipeline import Turn
+    from memory.store import Memory
+
+# Prompts a presenter clicks: the first three should retrieve, the last three should not.
+EXAMPLES = (
+    "When am I meeting Alex?",
+    "What should I get Jordan for their birthday?",
+    "When is my dentist appointment?",
+    "What's 2+2?",
+    "Tell me a joke",
+    "What's the capital of France?",
+)
+BADGES = {  # one colour per decision, readable from the back of the room
+    "retrieved": ":blue-badge[:material/manage_search: RETRIEVED]",
+    "skipped": ":green-badge[:material/bolt: SKIPPED]",
+    "failed open": ":orange-badge[:material/warning: FAILED OPEN]",
+}
+SHOWN_MESSAGE_CHARS = 3_000  # longer messages are folded on screen, not in the pipeline
+MEMORY_PAGE = 50
+STREAM_EVERY_S = 0.05  # redraw the streaming reply at most 20 times a second
+
+# Our own static CSS only: never user content (that is always escaped markdown).
+CSS = """
+<style>
+.stChatMessage .stMarkdownBadge {
+  font-size: 1.35rem !important; font-weight: 700; padding: 0.15em 0.55em;
+  letter-spacing: 0.04em;
+}
+.stChatMessage [data-testid="stMarkdownContainer"]:has(.stMarkdownBadge) p {
+  font-size: 1.1rem;
+}
+</style>
+"""
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$=&])")
+
+
+def as_text(text: str) -> str:
+    """Markdown that shows `text` literally: no formatting, links, images, HTML or icons."""
+    # Backslash-escaping every ASCII punctuation mark is CommonMark's own way to say
+    # "this character is text"; ':' also stops Streamlit's :icon: and :color[...] syntax.
+    escaped = _MD_SPECIAL.sub(r"\\\1", text.replace("\r\n", "\n").replace("\r", "\n"))
+    return escaped.replace("\n", "  \n")  # keep the user's line breaks
+
+
+def model_markdown(text: str) -> str:
+    """A model reply as markdown, with images turned into text so nothing loads from the web."""
+    # Retrieved memories reach the model; an injected ![](http://...) must not phone home.
+    return text.replace("![", "!\\[")
+
+
+def offline_markdown(text: str) -> str:
+    """The offline responder's reply: its own "> " quote lines kept, the quoted text escaped."""
+    lines = []
+    for line in text.split("\n"):
+        if line.startswith("> "):
+            lines.append("> " + as_text(line[2:]))
+        else:
+            lines.append(as_text(line))
+    return "  \n".join(lines).replace("  \n>", "\n\n>")
+
+
+def redact(text: str, assistant: Assistant) -> str:
+    """Belt and braces: the API key never reaches the screen, whatever an error says."""
+    key = assistant.settings.api_key
+    return text.replace(key, "[api key]") if key else text
+
+
+def fmt_ms(ms: float | None) -> str:
+    """Milliseconds for people: one decimal when small."""
+    if ms is None:
+        return "–"
+    return f"{ms:.1f} ms" if ms < 10 else f"{ms:,.0f} ms"
+
+
+@st.cache_resource(show_spinner="Opening the memory store and loading the gate…")
+def get_assistant() -> Assistant:
+    """Build the store, gates and pipeline once per process, shared by every browser tab."""
+    from assistant.factory import build_assistant
+
+    assistant = build_assistant()
+    warm = getattr(assistant.pipeline.gate, "warm", None)
+    if callable(warm):
+        # The local gate loads its weights on first use: pay that before the demo. A broken
+        # gate must not take the whole page down; the turn that uses it shows the error.
+        with contextlib.suppress(Exception):
+            warm()
+    # The session chart needs pandas and altair (~3 s to import): load them in the background
+    # now, so the first example click doesn't pay for it in front of an audience.
+    threading.Thread(target=_import_chart_libraries, daemon=True).start()
+    return assistant
+
+
+def _import_chart_libraries() -> None:
+    """Import what st.bar_chart needs, ahead of the first chart."""
+    import altair  # noqa: F401
+    import pandas  # noqa: F401
+
+
+def turns() -> list[Turn]:
+    """This browser session's conversation: the one piece of state the app keeps."""
+    return st.session_state.setdefault("turns", [])
+
+
+# ---- rendering a turn ---------------------------------------------------------------
+
+
+def render_gate(decision: GateDecision) -> None:
+    """The hero: badge, the gate's reason in its own words, the query, the gate's time."""
+    parts = [BADGES[decision.label], f"**{as_text(decision.reason or 'no reason given')}**"]
+    if decision.retrieve and decision.query:
+        parts.append(f"query “{as_text(decision.query)}”")
+    parts.append(f"{fmt_ms(decision.elapsed_ms)} · gate: {as_text(decision.gate)}")
+    st.markdown(" &nbsp;·&nbsp; ".join(parts))
+
+
+def render_memory_line(memory: Memory) -> str:
+    """One memory as a markdown list item, its text escaped."""
+    score = "" if memory.similarity is None else f"`{memory.similarity:.2f}` "
+    return f"- {score}{as_text(memory.text)}"
+
+
+def render_details(turn: Turn) -> None:
+    """The expander under the badge: memories used and the time of each stage."""
+    if not turn.decision.retrieve:
+        title = "Details · memory not searched"
+    else:
+        n = len(turn.memories)
+        title = f"Details · {n} {'memory' if n == 1 else 'memories'} used"
+    with st.expander(title):
+        if turn.memories:
+            st.markdown("**Memories given to the reply** (similarity · text)")
+            st.markdown("\n".join(render_memory_line(m) for m in turn.memories))
+        elif turn.decision.retrieve:
+            st.caption("Searched: nothing scored above the relevance cut-off.")
+        t, u = turn.timings, turn.usage
+        rows = [
+            ("gate", fmt_ms(t.gate_ms)),
+            ("memory search", fmt_ms(t.search_ms) if turn.decision.retrieve else "skipped"),
+            ("first token", fmt_ms(t.first_token_ms)),
+            ("reply", fmt_ms(t.reply_ms)),
+            ("capture (after the reply)", fmt_ms(t.capture_ms) if turn.capture else "–"),
+            ("total", fmt_ms(t.total_ms)),
+            ("ours, outside model calls", fmt_ms(t.overhead_ms)),
+        ]
+        table = "\n".join(f"| {stage} | {value} |" for stage, value in rows)
+        st.markdown(f"| stage | time |\n|---|---:|\n{table}")
+        st.caption(
+            f"tokens · gate {u.gate_input} in / {u.gate_output} out · "
+            f"reply {u.chat_input} in / {u.chat_output} out · "
+            f"memories ~{u.memory_tokens} · decided by {turn.decision.method.value}"
+        )
+
+
+def render_answer(turn: Turn, assistant: Assistant, *, show_capture: bool = True) -> None:
+    """The assistant side of one turn: reply, error, badge line, notices, capture, details."""
+    if turn.reply:
+        if turn.reply_source == "offline":
+            st.markdown(offline_markdown(turn.reply))
+            st.caption(":material/cloud_off: offline responder · no model configured")
+        else:
+            st.markdown(model_markdown(turn.reply))
+    if turn.error:
+        st.error(
+            f"**Something went wrong:** {as_text(redact(turn.error, assistant))}  \n"
+            "The conversation goes on: send the message again or ask something else.",
+            icon=":material/error:",
+        )
+    render_gate(turn.decision)
+    if turn.notice:
+        st.warning(as_text(turn.notice), icon=":material/content_cut:")
+    if show_capture:
+        render_capture(turn, assistant)
+    render_details(turn)
+
+
+def render_capture(turn: Turn, assistant: Assistant) -> None:
+    """What capture saved ("saved: …"), or the problem it hit."""
+    if turn.capture is None or not turn.capture.summary:
+        return
+    icon = ":material/warning:" if turn.capture.error else ":material/bookmark_added:"
+    st.caption(f"{icon} {as_text(redact(turn.capture.summary, assistant))}")
+
+
+def render_user(message: str) -> None:
+    """The user's message, always as literal text, folded when very long."""
+    with st.chat_message("user"):
+        st.markdown(as_text(message[:SHOWN_MESSAGE_CHARS]))
+        if len(message) > SHOWN_MESSAGE_CHARS:
+            st.caption(f"… {len(message) - SHOWN_MESSAGE_CHARS:,} more characters not shown")
+
+
+def render_compare(gated: Turn, always: Turn, assistant: Assistant) -> None:
+    """Gated and always-retrieve side by side, each with its own badge and timing."""
+    left, right = st.columns(2, gap="medium")
+    with left:
+        st.markdown(f"##### gated · {as_text(gated.decision.gate)}")
+        render_answer(gated, assistant, show_capture=False)
+    with right:
+        st.markdown("##### always retrieve")
+        render_answer(always, assistant, show_capture=False)
+    extra = always.usage.memory_tokens - gated.usage.memory_tokens
+    delta = always.timings.total_ms - gated.timings.total_ms
+    st.caption(
+        f"always-retrieve injected ~{extra:+,} memory tokens and took {delta:+,.0f} ms "
+        "compared with the gate"
+    )
+    render_capture(gated, assistant)
+
+
+def render_history(assistant: Assistant) -> None:
+    """Every past exchange, from the Turn records alone."""
+    for group in exchanges(turns()):
+        render_user(group.gated.message)
+        with st.chat_message("assistant"):
+            if group.always is None:
+                render_answer(group.gated, assistant)
+            else:
+                render_compare(group.gated, group.always, assistant)
+
+
+# ---- running a turn -----------------------------------------------------------------
+
+
+def live_respond(assistant: Assistant, message: str, gate_mode: str, variant: str) -> Turn:
+    """Run one pipeline response, drawing the badge and streaming the reply as they come."""
+    gate_slot, reply_slot = st.empty(), st.empty()
+    gate_slot.caption("the gate is deciding…")
+    pieces: list[str] = []
+    last_draw = 0.0
+    draw: Callable[[str], str] = offline_markdown if assistant.offline else model_markdown
+
+    def on_decision(decision: GateDecision) -> None:
+        with gate_slot.container():
+            render_gate(decision)
+
+    def on_text(piece: str) -> None:
+        nonlocal last_draw
+        pieces.append(piece)
+        now = time.perf_counter()
+        if now - last_draw >= STREAM_EVERY_S:
+            last_draw = now
+            reply_slot.markdown(draw("".join(pieces)) + " ▌")
+
+    return assistant.pipeline.respond(
+        message,
+        turns(),
+        gate=assistant.gate(gate_mode),
+        on_text=on_text,
+        on_decision=on_decision,
+        variant=variant,
+    )
+
+
+def run_turn(assistant: Assistant, message: str, gate_mode: str, capture: bool, compare: bool):
+    """Answer one message (twice in compare mode), capture once, and keep the Turn records."""
+    render_user(message)
+    with st.chat_message("assistant"):
+        slot = st.empty()
+        try:
+            with slot.container():
+                if compare:
+                    left, right = st.columns(2, gap="medium")
+                    with left:
+                        gated = live_respond(assistant, message, gate_mode, "gated")
+                    with right:
+                        always = live_respond(assistant, message, "always", "always")
+                else:
+                    gated, always = live_respond(assistant, message, gate_mode, "gated"), None
+            if capture:  # after the reply is on screen, so capture never delays it
+                gated = assistant.pipeline.capture(gated)
+        except Exception as exc:  # noqa: BLE001 - one broken turn must not end the demo
+            problem = redact(f"{type(exc).__name__}: {exc}", assistant)
+            slot.error(
+                f"**This turn failed:** {as_text(problem)}  \nThe conversation goes on.",
+                icon=":material/error:",
+            )
+            return
+        turns().append(gated)
+        if always is not None:
+            turns().append(always)
+        with slot.container():  # redraw from the records, exactly as history will show it
+            if always is None:
+                render_answer(gated, assistant)
+            else:
+                render_compare(gated, always, assistant)
+
+
+# ---- sidebar ------------------------------------------------------------------------
+
+
+def render_connection(assistant: Assistant) -> None:
+    """Which models and endpoint are in use, or a clear OFFLINE state."""
+    s = assistant.settings
+    if assistant.offline:
+        st.warning(
+            "**OFFLINE** · local gate + offline responder  \n"
+            "No model configured. Set `ANTHROPIC_API_KEY` (or `ANTHROPIC_BASE_URL` for a "
+            "local server) and restart for model replies.",
+            icon=":material/cloud_off:",
+        )
+        return
+    st.markdown(
+        f"**gate model** {as_text(s.gate_model)}  \n"
+        f"**chat model** {as_text(s.chat_model)}  \n"
+        f"**endpoint** {as_text(s.endpoint_host)}"
+    )
+
+
+def render_controls(assistant: Assistant) -> tuple[str, bool, bool]:
+    """Gate mode, capture and compare switches; returns their values."""
+    modes = list(assistant.available_gate_modes)
+    default = assistant.pipeline.gate.name
+    mode = st.segmented_control(
+        "Gate mode",
+        modes,
+        default=default if default in modes else modes[0],
+        required=True,
+        key="gate_mode",
+        help="llm: the small model decides · local: the offline classifier · cascade: local, "
+        "asking the LLM only when unsure · always / never: baselines · length: skip messages "
+        "of 30 characters or fewer",
+    )
+    if assistant.offline:
+        st.caption("llm and cascade need a model.")
+    capture = st.toggle(
+        "Capture new facts",
+        value=assistant.settings.capture,
+        key="capture",
+        help="Save facts you state about yourself, after the reply is shown.",
+    )
+    compare = st.toggle(
+        "Compare with always-retrieve",
+        value=False,
+        key="compare",
+        help="Answer each message twice, side by side: gated and always-retrieve.",
+    )
+    st.button(
+        "New conversation",
+        icon=":material/add_comment:",
+        on_click=turns().clear,
+        help="Clears the chat; your memories stay.",
+        width="stretch",
+    )
+    return str(mode or default), capture, compare
+
+
+def render_stats() -> None:
+    """Turns, searches skipped, memory tokens not injected, and ms per stage per turn."""
+    st.subheader("This session", divider="gray")
+    stats = session_stats(turns())
+    if not stats.turns:
+        st.caption("No turns yet. Click an example prompt to start.")
+        return
+    st.markdown(
+        f"**{stats.turns}** turns · **{stats.skipped}** searches skipped  \n"
+        f"**~{stats.memory_tokens_not_injected:,}** memory tokens not injected  \n"
+        f"median overhead outside model calls **{fmt_ms(stats.median_overhead_ms)}**"
+    )
+    import pandas as pd  # only once there is something to chart
+
+    st.bar_chart(
+        pd.DataFrame(stage_rows(turns())),
+        x="turn",
+        y="ms",
+        color="stage",
+        stack=True,
+        height=180,
+        x_label="turn",
+        y_label="ms",
+    )
+
+
+def add_memory(assistant: Assistant) -> None:
+    """Form callback: store the typed fact; the form clears itself."""
+    text = str(st.session_state.get("memory_add", "")).strip()
+    if text:
+        assistant.store.add(text, source="typed")
+
+
+def reset_memories(assistant: Assistant) -> None:
+    """Replace every memory with the demo persona."""
+    from memory.persona import seed_demo
+
+    assistant.store.clear()
+    seed_demo(assistant.store)
+
+
+def render_memories(assistant: Assistant) -> None:
+    """The memory browser: search, add, delete, reset to the demo persona."""
+    store = assistant.store
+    st.subheader(f"Memories ({store.count():,})", divider="gray")
+    with st.form("add-memory", clear_on_submit=True, border=False):
+        st.text_input("Add a memory", key="memory_add", placeholder="I'm allergic to peanuts")
+        st.form_submit_button("Add", icon=":material/add:", on_click=add_memory, args=(assistant,))
+    query = st.text_input("Search memories", key="memory_search", placeholder="Alex")
+    if query.strip():
+        shown = store.search(query, k=MEMORY_PAGE, min_similarity=-1.0)
+    else:
+        shown = store.list(0, MEMORY_PAGE)
+    for memory in shown:
+        text_col, button_col = st.columns([6, 1], vertical_alignment="center")
+        text_col.markdown(render_memory_line(memory)[2:])
+        button_col.button(
+            "",
+            icon=":material/delete:",
+            key=f"del-{memory.id}",
+            help="Delete this memory",
+            on_click=store.delete,
+            args=(memory.id,),
+            type="tertiary",
+        )
+    if not query.strip() and store.count() > MEMORY_PAGE:
+        st.caption(f"Newest {MEMORY_PAGE} shown; search to find the others.")
+    with st.popover("Reset to demo persona", icon=":material/restart_alt:"):
+        st.caption("Deletes every memory, including ones you added, and loads the demo persona.")
+        st.button(
+            "Replace all memories",
+            key="reset-demo",
+            type="primary",
+            on_click=reset_memories,
+            args=(assistant,),
+        )
+
+
+# ---- the page -----------------------------------------------------------------------
+
+
+def example_prompt() -> str | None:
+    """The example buttons; returns the one clicked on this run."""
+    clicked = None
+    with st.container(horizontal=True, gap="small"):
+        for text in EXAMPLES:
+            if st.button(text, type="secondary"):
+                clicked = text
+    return clicked
+
+
+def main() -> None:
+    """Draw the page; run a turn when a message arrives."""
+    st.set_page_config(page_title="Memory Gate", page_icon=":material/memory:", layout="wide")
+    st.html(CSS)
+    st.title("Memory Gate")
+    st.caption(
+        "Before each reply a gate decides whether your message needs your long-term memory. "
+        "The badge under every answer says what it decided and why."
+    )
+    clicked = example_prompt()
+    # Drawn before the store loads, so the input is there as soon as the page is.
+    typed = st.chat_input("Ask anything…")
+    assistant = get_assistant()
+    with st.sidebar:
+        st.header("Memory Gate")
+        render_connection(assistant)
+        mode, capture, compare = render_controls(assistant)
+    render_history(assistant)
+    message: Any = clicked or typed
+    if isinstance(message, str) and message.strip():  # empty messages are ignored
+        run_turn(assistant, message.strip(), mode, capture, compare)
+    # After the turn, so the counts include it and capture's new memories are listed.
+    with st.sidebar:
+        render_stats()
+        render_memories(assistant)
+
+
+main()

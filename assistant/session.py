@@ -1,0 +1,99 @@
+"""Session views over a list of `Turn` records: exchanges, stats and chart rows for the UI.
+
+Pure Python (no Streamlit), so the numbers the sidebar shows are unit-tested.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the pipeline pulls in Chroma (~2.5 s): the UI's first paint must not wait
+    from assistant.pipeline import Turn
+
+# Estimated memory tokens a skipped search would have injected, used only until the session
+# has a retrieved turn to measure: about two persona-sized memories (~80 chars each).
+DEFAULT_TOKENS_PER_SEARCH = 40
+STAGES = ("gate", "search", "reply", "capture")
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One user message and its answer; `always` is the compare-mode twin, if any."""
+
+    gated: Turn
+    always: Turn | None = None
+
+
+def exchanges(turns: Sequence[Turn]) -> list[Exchange]:
+    """Group the flat turn list: an "always" turn follows the gated turn it twins."""
+    out: list[Exchange] = []
+    for turn in turns:
+        if (
+            turn.variant == "always"
+            and out
+            and out[-1].always is None
+            and out[-1].gated.message == turn.message
+        ):
+            out[-1] = Exchange(out[-1].gated, turn)
+        else:
+            out.append(Exchange(turn))
+    return out
+
+
+@dataclass(frozen=True)
+class SessionStats:
+    """What the sidebar says about this conversation."""
+
+    turns: int = 0
+    searched: int = 0
+    skipped: int = 0
+    failed_open: int = 0
+    errors: int = 0
+    memory_tokens_injected: int = 0
+    memory_tokens_not_injected: int = 0  # an estimate unless compare mode measured it
+    median_overhead_ms: float | None = None
+    median_gate_ms: float | None = None
+
+
+def session_stats(turns: Sequence[Turn]) -> SessionStats:
+    """Counts and token savings over the gated turns (compare twins only inform estimates)."""
+    groups = exchanges(turns)
+    if not groups:
+        return SessionStats()
+    gated = [g.gated for g in groups]
+    retrieved = [t for t in gated if t.decision.retrieve]
+    # Mean tokens a search actually injected this session; the fallback covers the
+    # session's first turns, before anything was retrieved.
+    measured = [t.usage.memory_tokens for t in retrieved if t.memories]
+    per_search = round(statistics.mean(measured)) if measured else DEFAULT_TOKENS_PER_SEARCH
+    not_injected = 0
+    for g in groups:
+        if g.gated.decision.retrieve:
+            continue
+        # Compare mode ran the search anyway: use what it really found.
+        not_injected += g.always.usage.memory_tokens if g.always is not None else per_search
+    return SessionStats(
+        turns=len(gated),
+        searched=len(retrieved),
+        skipped=len(gated) - len(retrieved),
+        failed_open=sum(1 for t in gated if t.decision.failed_open),
+        errors=sum(1 for t in gated if t.error),
+        memory_tokens_injected=sum(t.usage.memory_tokens for t in gated),
+        memory_tokens_not_injected=not_injected,
+        median_overhead_ms=statistics.median(t.timings.overhead_ms for t in gated),
+        median_gate_ms=statistics.median(t.decision.elapsed_ms for t in gated),
+    )
+
+
+def stage_rows(turns: Sequence[Turn]) -> list[dict[str, object]]:
+    """Long-format rows {turn, stage, ms} of the gated turns, for a stacked bar chart."""
+    rows: list[dict[str, object]] = []
+    for number, group in enumerate(exchanges(turns), start=1):
+        t = group.gated.timings
+        values = (t.gate_ms, t.search_ms, t.reply_ms, t.capture_ms)
+        for stage, ms in zip(STAGES, values, strict=True):
+            rows.append({"turn": number, "stage": stage, "ms": round(ms, 1)})
+    return rows
