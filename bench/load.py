@@ -1,0 +1,98 @@
+"""A bounded load test: N concurrent simulated sessions through the offline pipeline.
+
+Offline mode (local gate, offline responder, embedded Chroma) touches no network at all:
+every turn runs on this machine. The run stops by itself after `seconds`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from bench.pipeline_bench import CONVERSATION
+
+
+@dataclass
+class LoadResult:
+    """What a load run measured."""
+
+    sessions: int
+    seconds: float
+    turns: int
+    errors: int
+    turns_per_second: float
+    p50_ms: float
+    p95_ms: float
+    first_error: str | None = None
+
+
+def run(sessions: int = 8, seconds: float = 10.0, max_turns: int = 100_000) -> LoadResult:
+    """Drive `sessions` threads through the scripted conversation until time is up."""
+    from assistant.config import Settings
+    from assistant.factory import build_assistant
+
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(memory_dir=Path(tmp) / "mem", user_id="load", gate_mode="local")
+        assistant = build_assistant(settings)  # offline: no key, no base URL
+        assistant.pipeline.gate.decide("warm up")
+        latencies: list[float] = []
+        errors: list[str] = []
+        lock = threading.Lock()
+        deadline = time.perf_counter() + seconds
+        budget = threading.Semaphore(max_turns)  # a hard cap on work, whatever the clock does
+
+        def session(n: int) -> None:
+            history: list = []
+            i = n  # each session starts at a different point of the conversation
+            while time.perf_counter() < deadline and budget.acquire(blocking=False):
+                message = CONVERSATION[i % len(CONVERSATION)][0]
+                started = time.perf_counter()
+                try:
+                    turn = assistant.pipeline.run(message, history[-8:], capture=False)
+                    if turn.error:
+                        raise RuntimeError(turn.error)
+                    history.append(turn)
+                except Exception as exc:  # noqa: BLE001 - counted and reported
+                    with lock:
+                        errors.append(f"{type(exc).__name__}: {exc}")
+                with lock:
+                    latencies.append((time.perf_counter() - started) * 1000.0)
+                i += 1
+
+        started = time.perf_counter()
+        threads = [threading.Thread(target=session, args=(n,)) for n in range(sessions)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        elapsed = time.perf_counter() - started
+    ordered = sorted(latencies) or [0.0]
+    return LoadResult(
+        sessions=sessions,
+        seconds=round(elapsed, 2),
+        turns=len(latencies),
+        errors=len(errors),
+        turns_per_second=round(len(latencies) / elapsed, 1),
+        p50_ms=round(statistics.median(ordered), 2),
+        p95_ms=round(ordered[int(0.95 * (len(ordered) - 1))], 2),
+        first_error=errors[0] if errors else None,
+    )
+
+
+def main() -> None:
+    """Command line: python -m bench.load --sessions 8 --seconds 10."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sessions", type=int, default=8)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    args = parser.parse_args()
+    print(json.dumps(asdict(run(args.sessions, args.seconds)), indent=2))
+
+
+if __name__ == "__main__":
+    main()

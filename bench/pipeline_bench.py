@@ -1,0 +1,171 @@
+"""Gate latency per mode, the LLM gate's own overhead, and per-turn cost gated vs always.
+
+Model replies come from the local fake Messages API, so every figure here is our own
+overhead: what the gate, the search and the pipeline cost outside the network.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from assistant.fake_api import FakeAnthropicServer, Recorded, Reply
+from assistant.gate import LlmGate, always_gate, length_gate, never_gate
+
+# A scripted mixed conversation about the demo persona: (message, needs memory).
+CONVERSATION: list[tuple[str, bool]] = [
+    ("hi there!", False),
+    ("When am I meeting Alex?", True),
+    ("what's 17 * 23?", False),
+    ("What should I get Jordan for their birthday?", True),
+    ("tell me a joke", False),
+    ("When is my flight to Lisbon?", True),
+    ("What is the capital of Australia?", False),
+    ("How is my dad's knee doing after the surgery?", True),
+    ("Write a haiku about autumn leaves.", False),
+    ("When are my one-on-ones with Priya?", True),
+    ("Explain what a hash map is in two sentences.", False),
+    ("Who waters my plants when I travel?", True),
+    ("thanks, that's helpful", False),
+    ("Where is Ben's wedding?", True),
+    ("Convert 5 miles to kilometres.", False),
+    ("What's my sister's husband called?", True),
+    ("Summarise: The quick brown fox jumps over the lazy dog.", False),
+    ("When does my mom usually call?", True),
+    ("What year did the Berlin wall fall?", False),
+    ("Remind me what Alex's dog is called?", True),
+]
+
+
+def _fake_model(request: Recorded) -> Reply:
+    """Instant replies: the gate always says retrieve, chat says a short sentence."""
+    if "retrieval gate" in request.prompt_text:
+        return Reply(text='{"retrieve": true, "query": "", "reason": "user reference"}')
+    return Reply(text="Here is a short reply from the fake model.")
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def _summary(values: list[float]) -> dict[str, float]:
+    return {
+        "p50_ms": round(statistics.median(values), 3),
+        "p95_ms": round(_percentile(values, 0.95), 3),
+        "n": len(values),
+    }
+
+
+def _time(fn: Callable[[], Any], repeat: int) -> list[float]:
+    out = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - started) * 1000.0)
+    return out
+
+
+def run(quick: bool = False, progress: Callable[[str], None] = print) -> dict[str, Any]:
+    """Run the pipeline benchmarks and return their figures."""
+    import anthropic
+
+    from assistant.config import Settings
+    from assistant.local_gate import build_gate
+    from assistant.pipeline import Pipeline
+    from assistant.respond import ModelResponder
+    from memory.persona import seed_demo
+    from memory.store import MemoryStore
+
+    reps = 3 if quick else 15
+    results: dict[str, Any] = {"reps": reps, "turns": len(CONVERSATION)}
+    messages = [m for m, _ in CONVERSATION]
+    with tempfile.TemporaryDirectory() as tmp, FakeAnthropicServer(_fake_model) as server:
+        client = anthropic.Anthropic(api_key="sk-bench", base_url=server.url, max_retries=0)
+        settings = Settings(api_key="sk-bench", base_url=server.url, memory_dir=Path(tmp))
+
+        progress("LLM gate overhead against the fake server")
+        raw_prompt = [{"role": "user", "content": "x"}]
+        raw = _time(
+            lambda: client.messages.create(model="m", max_tokens=600, messages=raw_prompt),
+            reps * 10,
+        )
+        llm = LlmGate(client, "m")
+        gate_calls = _time(lambda: llm.decide("When am I meeting Alex?"), reps * 10)
+        results["llm_gate"] = {
+            "raw_sdk_call": _summary(raw),
+            "decide": _summary(gate_calls),
+            "overhead_p50_ms": round(statistics.median(gate_calls) - statistics.median(raw), 3),
+        }
+
+        progress("gate latency per mode")
+        gates = {
+            "local": build_gate("local", settings, client),
+            "cascade": build_gate("cascade", settings, client),
+            "always": always_gate(),
+            "never": never_gate(),
+            "length": length_gate(),
+        }
+        gates["local"].decide("warm up")
+        per_mode: dict[str, Any] = {}
+        for name, gate in gates.items():
+            server.reset()
+            times = [t for _ in range(reps) for t in _time_each(gate.decide, messages)]
+            per_mode[name] = {
+                **_summary(times),
+                "llm_calls_per_turn": round(len(server.requests) / (reps * len(messages)), 3),
+            }
+        results["gate_latency"] = per_mode
+
+        progress("per-turn cost: gated (local gate) vs always-retrieve")
+        store = MemoryStore.persistent(Path(tmp) / "mem", "bench")
+        store.warm()
+        seed_demo(store)
+        responder = ModelResponder(client, "chat")
+        pipeline = Pipeline(gate=gates["local"], store=store, responder=responder)
+        variants: dict[str, Any] = {}
+        for name, gate in (("gated", gates["local"]), ("always", gates["always"])):
+            overhead: list[float] = []
+            searches = tokens = injected_needless = 0
+            for _ in range(reps):
+                history: list[Any] = []
+                for message, needs in CONVERSATION:
+                    turn = pipeline.respond(message, history, gate=gate)
+                    history.append(turn)
+                    overhead.append(turn.timings.overhead_ms)
+                    searches += turn.searched
+                    tokens += turn.usage.memory_tokens
+                    if not needs:
+                        injected_needless += turn.usage.memory_tokens
+            variants[name] = {
+                "overhead": _summary(overhead),
+                "searches_per_conversation": searches / reps,
+                "memory_tokens_per_conversation": tokens / reps,
+                "memory_tokens_on_turns_not_needing_memory": injected_needless / reps,
+            }
+        gated, always = variants["gated"], variants["always"]
+        variants["ratio_overhead_p50_gated_over_always"] = round(
+            gated["overhead"]["p50_ms"] / max(always["overhead"]["p50_ms"], 1e-9), 3
+        )
+        results["per_turn"] = variants
+    return results
+
+
+def _time_each(fn: Callable[[str], Any], items: list[str]) -> list[float]:
+    out = []
+    for item in items:
+        started = time.perf_counter()
+        fn(item)
+        out.append((time.perf_counter() - started) * 1000.0)
+    return out
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    print(json.dumps(run(quick="--quick" in sys.argv), indent=2))

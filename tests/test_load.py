@@ -1,0 +1,15 @@
+"""A short bounded load run: concurrent sessions, zero errors, and it stops by itself."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.load import run
+
+
+@pytest.mark.timeout(180)
+def test_concurrent_offline_sessions_run_without_errors():
+    result = run(sessions=4, seconds=3.0)
+    assert result.errors == 0, result.first_error
+    assert result.turns >= 4
+    assert result.seconds < 60  # it stopped by itself
