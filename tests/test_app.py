@@ -1,0 +1,376 @@
+"""AppTest tests of app.py: the badge beside every reply, compare mode, the memory browser,
+model errors, and user text that must render as text."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import streamlit as st
+from markdown_it import MarkdownIt
+from streamlit.testing.v1 import AppTest
+
+from assistant.fake_api import FakeAnthropicServer, Reply
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+SECRET_KEY = "sk-test-SECRET-do-not-show-7f3a9"
+BADGE = {"retrieved": "RETRIEVED", "skipped": "SKIPPED", "failed open": "FAILED OPEN"}
+
+
+@pytest.fixture
+def memory_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh memory folder, and no gate-mode override from the caller's shell."""
+    path = tmp_path / "memories"
+    monkeypatch.setenv("MEMGATE_MEMORY_DIR", str(path))
+    for name in ("MEMGATE_GATE_MODE", "MEMGATE_CAPTURE", "MEMGATE_USER"):
+        monkeypatch.delenv(name, raising=False)
+    return path
+
+
+def _start() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+@pytest.fixture
+def app(memory_dir: Path) -> Iterator[AppTest]:
+    """The app, offline (no key), on an empty memory folder seeded with the demo persona."""
+    # st.cache_resource outlives an AppTest: without this, tests would share one Assistant.
+    st.cache_resource.clear()
+    yield _start()
+    st.cache_resource.clear()
+
+
+def send(at: AppTest, message: str) -> AppTest:
+    """Type a message into the chat input and run the app."""
+    at.chat_input[0].set_value(message).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def turns(at: AppTest) -> list[Any]:
+    """The app's one list of Turn records."""
+    return list(at.session_state["turns"])
+
+
+def assistant_messages(at: AppTest) -> list[Any]:
+    """The assistant chat bubbles, in order."""
+    return [m for m in at.chat_message if m.name == "assistant"]
+
+
+def badge_lines(block: Any) -> list[str]:
+    """The markdown lines of a block that carry a decision badge."""
+    return [m.value for m in block.markdown if "-badge[" in m.value]
+
+
+def assert_badge(block: Any, turn: Any) -> None:
+    """The block shows this turn's badge, reason, query and gate time on one line."""
+    lines = badge_lines(block)
+    assert len(lines) == 1, lines
+    line = lines[0]
+    assert BADGE[turn.decision.label] in line
+    assert turn.decision.reason and escaped(turn.decision.reason) in line
+    assert " ms" in line
+    if turn.decision.retrieve:
+        assert escaped(turn.decision.query) in line
+
+
+def escaped(text: str) -> str:
+    """What app.as_text makes of plain words (punctuation is backslash-escaped)."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~:$=&])", r"\\\1", text)
+
+
+def rendered_text(markdown: str) -> tuple[str, str]:
+    """(HTML, visible text) of a markdown body, as a CommonMark renderer shows it."""
+    page = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(markdown)
+    visible = html.unescape(re.sub(r"<[^>]+>", "", page))
+    return page, re.sub(r"\s+", " ", visible).strip()
+
+
+def everything_rendered(at: AppTest) -> str:
+    """Every string in every element on the page (protobuf text of the whole tree)."""
+    parts: list[str] = []
+
+    def walk(node: Any) -> None:
+        proto = getattr(node, "proto", None)
+        if proto is not None:
+            parts.append(str(proto))
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at._tree)
+    return "\n".join(parts)
+
+
+# ---- the badge beside every reply ----------------------------------------------------
+
+
+def test_offline_local_gate_skips_math_and_retrieves_a_personal_question(app: AppTest) -> None:
+    send(app, "What's 2+2?")
+    send(app, "When am I meeting Alex?")
+    skip, retrieve = turns(app)
+    assert skip.decision.label == "skipped" and skip.decision.gate == "local"
+    assert retrieve.decision.label == "retrieved"
+    assert any("Alex" in m.text for m in retrieve.memories)
+    bubbles = assistant_messages(app)
+    assert len(bubbles) == 2
+    assert_badge(bubbles[0], skip)
+    assert_badge(bubbles[1], retrieve)
+    assert "4" in bubbles[0].markdown[0].value
+    # The expander lists the memories used, with their similarity, and each stage's time.
+    details = bubbles[1].expander[0]
+    assert "memories used" in details.label or "memory used" in details.label
+    listed = "\n".join(m.value for m in details.markdown)
+    assert "Alex Chen" in listed and re.search(r"`0\.\d\d`", listed)
+    assert "| memory search |" in listed and "| gate |" in listed
+    assert "memory not searched" in bubbles[0].expander[0].label
+    # The offline responder is labelled as such.
+    assert any("offline responder" in c.value for c in bubbles[1].caption)
+
+
+@pytest.mark.parametrize(("mode", "label"), [("never", "skipped"), ("always", "retrieved")])
+def test_gate_mode_selector_switches_the_gate(app: AppTest, mode: str, label: str) -> None:
+    app.segmented_control(key="gate_mode").set_value(mode).run()
+    send(app, "When am I meeting Alex?")
+    (turn,) = turns(app)
+    assert turn.decision.gate == mode and turn.decision.label == label
+    assert_badge(assistant_messages(app)[0], turn)
+
+
+def test_history_keeps_every_badge_after_reruns(app: AppTest) -> None:
+    send(app, "What's 2+2?")
+    send(app, "When is my dentist appointment?")
+    app.run()  # a plain rerun redraws the history from the Turn records alone
+    for bubble, turn in zip(assistant_messages(app), turns(app), strict=True):
+        assert_badge(bubble, turn)
+
+
+def test_sidebar_is_offline_and_offers_only_modes_that_can_run(app: AppTest) -> None:
+    sidebar = "\n".join(w.value for w in app.sidebar.warning)
+    assert "OFFLINE" in sidebar and "local gate + offline responder" in sidebar
+    modes = app.segmented_control(key="gate_mode").options
+    assert set(modes) == {"local", "always", "never", "length"}
+    assert app.segmented_control(key="gate_mode").value == "local"
+
+
+def test_session_stats_count_turns_and_skips(app: AppTest) -> None:
+    send(app, "What's 2+2?")
+    send(app, "When am I meeting Alex?")
+    stats = "\n".join(m.value for m in app.sidebar.markdown)
+    assert "**2** turns · **1** searches skipped" in stats
+    assert "memory tokens not injected" in stats
+
+
+def test_example_prompt_is_one_click(app: AppTest) -> None:
+    next(b for b in app.button if b.label == "What's 2+2?").click().run()
+    assert not app.exception
+    assert [t.message for t in turns(app)] == ["What's 2+2?"]
+    assert_badge(assistant_messages(app)[0], turns(app)[0])
+
+
+def test_new_conversation_clears_the_chat_but_not_the_memories(app: AppTest) -> None:
+    send(app, "Remember that my locker code is 4312")
+    count = _store(app).count()
+    next(b for b in app.sidebar.button if b.label == "New conversation").click().run()
+    assert turns(app) == [] and not app.chat_message
+    assert _store(app).count() == count
+
+
+# ---- capture -------------------------------------------------------------------------
+
+
+def test_capture_shows_saved_and_the_fact_is_found_later(app: AppTest) -> None:
+    send(app, "Remember that my locker code is 4312")
+    captions = "\n".join(c.value for c in assistant_messages(app)[0].caption)
+    assert "saved" in captions and "4312" in captions
+    app.segmented_control(key="gate_mode").set_value("always").run()
+    send(app, "What is my locker code?")
+    assert any("4312" in m.text for m in turns(app)[-1].memories)
+
+
+def test_capture_switch_off_saves_nothing(app: AppTest) -> None:
+    count = _store(app).count()
+    app.toggle(key="capture").set_value(False).run()
+    send(app, "Remember that my locker code is 4312")
+    assert _store(app).count() == count
+    assert turns(app)[0].capture is None
+
+
+# ---- compare mode --------------------------------------------------------------------
+
+
+def test_compare_mode_renders_two_answers_side_by_side(app: AppTest) -> None:
+    app.toggle(key="compare").set_value(True).run()
+    send(app, "What's 2+2?")
+    gated, always = turns(app)
+    assert (gated.variant, always.variant) == ("gated", "always")
+    assert gated.decision.label == "skipped" and always.decision.label == "retrieved"
+    (bubble,) = assistant_messages(app)
+    left, right = bubble.columns[:2]
+    assert "gated" in left.markdown[0].value and "always retrieve" in right.markdown[0].value
+    assert_badge(left, gated)
+    assert_badge(right, always)
+    assert "| gate |" in "\n".join(m.value for m in left.expander[0].markdown)
+    assert "| gate |" in "\n".join(m.value for m in right.expander[0].markdown)
+    stats = "\n".join(m.value for m in app.sidebar.markdown)
+    assert "**1** turns" in stats  # the twin is not a second turn
+
+
+def test_compare_mode_captures_once(app: AppTest) -> None:
+    app.toggle(key="compare").set_value(True).run()
+    before = _store(app).count()
+    send(app, "Remember that my bike is a blue Brompton")
+    gated, always = turns(app)
+    assert gated.capture is not None and gated.capture.saved
+    assert always.capture is None
+    assert _store(app).count() == before + 1
+
+
+# ---- memory browser ------------------------------------------------------------------
+
+
+def _store(at: AppTest) -> Any:
+    """The memory folder the app uses, opened by the test (Chroma shares it in-process)."""
+    from assistant.config import Settings
+    from memory.store import MemoryStore
+
+    return MemoryStore.open(Settings.from_env())
+
+
+def test_memory_browser_adds_searches_and_deletes(app: AppTest) -> None:
+    store = _store(app)
+    before = store.count()
+    app.text_input(key="memory_add").set_value("My cat is called <b>Pixel</b> **the great**")
+    next(b for b in app.sidebar.button if b.label == "Add").click().run()
+    assert store.count() == before + 1
+    assert f"Memories ({before + 1})" in [h.value for h in app.sidebar.subheader]
+    added = next(m for m in store.list(0, 5) if "Pixel" in m.text)
+    # The new memory is listed, as literal text.
+    shown = next(m.value for m in app.sidebar.markdown if "Pixel" in m.value)
+    _, visible = rendered_text(shown)
+    assert visible == "My cat is called <b>Pixel</b> **the great**"
+
+    app.text_input(key="memory_search").set_value("dentist").run()
+    listed = [m.value for m in app.sidebar.markdown if "Dentist" in m.value]
+    assert listed, "search should list the dentist memory"
+
+    app.text_input(key="memory_search").set_value("").run()
+    app.button(key=f"del-{added.id}").click().run()
+    assert not app.exception
+    assert store.count() == before
+    assert store.get(added.id) is None
+    assert not [m for m in app.sidebar.markdown if "Pixel" in m.value]
+
+
+def test_reset_to_demo_persona(app: AppTest) -> None:
+    store = _store(app)
+    seeded = store.count()
+    app.text_input(key="memory_add").set_value("A memory the reset must remove")
+    next(b for b in app.sidebar.button if b.label == "Add").click().run()
+    app.button(key="reset-demo").click().run()
+    assert not app.exception
+    assert store.count() == seeded
+    assert not any("reset must remove" in m.text for m in store.list(0, 200))
+
+
+# ---- bad input -----------------------------------------------------------------------
+
+
+def test_empty_messages_are_ignored(app: AppTest) -> None:
+    send(app, "   \n  ")
+    assert turns(app) == [] and not app.chat_message
+
+
+def test_a_very_long_message_gets_a_notice(app: AppTest) -> None:
+    send(app, "Tell me about this. " * 1500)  # 30,000 characters
+    (turn,) = turns(app)
+    assert turn.notice
+    (bubble,) = assistant_messages(app)
+    assert any("characters" in w.value for w in bubble.warning)
+    user = next(m for m in app.chat_message if m.name == "user")
+    assert any("more characters not shown" in c.value for c in user.caption)
+
+
+def test_markdown_and_html_in_a_message_render_as_text(app: AppTest) -> None:
+    nasty = (
+        "**bold** _it_ <b>tag</b> <img src=x onerror=alert(1)> [link](http://evil.example) "
+        "![pixel](http://evil.example/p.png) # not a heading :red[red] $x^2$\n- item"
+    )
+    send(app, nasty)
+    user = next(m for m in app.chat_message if m.name == "user")
+    body = user.markdown[0].value
+    page, visible = rendered_text(body)
+    for tag in ("<strong", "<em", "<a ", "<img", "<b>", "<h1", "<li", "<ul"):
+        assert tag not in page, (tag, page)
+    assert visible == re.sub(r"\s+", " ", nasty).strip()
+    # Streamlit's own extensions: no :color[...] directive, no $math$, no bare URL autolink.
+    for special in (":", "$", "["):  # each one escaped wherever it occurs
+        assert not re.search(r"(?<!\\)" + re.escape(special), body), (special, body)
+    assert all(not m.proto.allow_html for m in app.markdown)
+
+
+# ---- model errors --------------------------------------------------------------------
+
+
+def _gate_json(retrieve: bool, query: str = "", reason: str = "user's plans") -> Reply:
+    flag = "true" if retrieve else "false"
+    return Reply(text=f'{{"retrieve": {flag}, "query": "{query}", "reason": "{reason}"}}')
+
+
+@pytest.fixture
+def online_app(
+    memory_dir: Path, fake_api: FakeAnthropicServer, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[AppTest]:
+    """The app with a model configured: the real SDK talking to the fake Messages API."""
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_api.url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET_KEY)
+    st.cache_resource.clear()
+    yield _start()
+    st.cache_resource.clear()
+
+
+def test_model_error_is_readable_and_the_conversation_goes_on(
+    online_app: AppTest, fake_api: FakeAnthropicServer
+) -> None:
+    app = online_app
+    assert app.segmented_control(key="gate_mode").value == "llm"
+    fake_api.queue(
+        _gate_json(True, "Alex meeting"),
+        # The SDK honours x-should-retry: the 529 reaches the app instead of being retried.
+        Reply(status=529, headers={"x-should-retry": "false"}),
+    )
+    send(app, "When am I meeting Alex?")
+    first = turns(app)[0]
+    assert first.error and "529" in first.error
+    errors = "\n".join(e.value for e in assistant_messages(app)[0].error)
+    assert "529" in errors and "overloaded" in errors and "conversation goes on" in errors
+    assert_badge(assistant_messages(app)[0], first)  # the gate's decision is still shown
+
+    fake_api.queue(_gate_json(True, "Alex dinner"), Reply(text="Thursday at 7:30pm at Nopa."))
+    send(app, "And where is that dinner?")
+    second = turns(app)[1]
+    assert second.error is None and second.reply == "Thursday at 7:30pm at Nopa."
+    bubble = assistant_messages(app)[1]
+    assert "Thursday at 7:30pm at Nopa." in bubble.markdown[0].value
+    assert not bubble.error
+    assert_badge(bubble, second)
+
+    page = everything_rendered(app)
+    assert "Nopa" in page  # the walk does see the rendered text...
+    assert SECRET_KEY not in page  # ...and the key is nowhere in it
+    assert "SECRET" not in page
+
+
+def test_sidebar_names_models_and_endpoint_when_online(online_app: AppTest) -> None:
+    sidebar = "\n".join(m.value for m in online_app.sidebar.markdown)
+    assert "claude" in sidebar and "127\\.0\\.0\\.1" in sidebar
+    modes = online_app.segmented_control(key="gate_mode").options
+    assert set(modes) == {"llm", "local", "cascade", "always", "never", "length"}
+    assert not online_app.sidebar.warning
+    assert SECRET_KEY not in everything_rendered(online_app)
