@@ -1,0 +1,46 @@
+"""The shipped demo persona: 60 memories about one invented user, and questions about them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+DATA = Path(__file__).parent / "data"
+PERSONA_PATH = DATA / "persona.jsonl"
+QUESTIONS_PATH = DATA / "persona_questions.jsonl"
+UNRELATED_PATH = DATA / "unrelated_questions.jsonl"
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """The JSON objects of a JSONL file, skipping blank lines."""
+    with path.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def persona() -> list[dict[str, Any]]:
+    """The persona memories: {"id", "text", "metadata"}."""
+    return read_jsonl(PERSONA_PATH)
+
+
+def seed_demo(store: Any) -> int:
+    """Load the persona into `store`; memories already there are kept as they are."""
+    from memory.store import Memory
+
+    # Fixed ids make seeding idempotent: a second run finds them all and adds nothing,
+    # and a user's edit to a seeded memory is not overwritten.
+    todo = [
+        Memory(
+            id=row["id"],
+            text=row["text"],
+            similarity=None,
+            created_at="",
+            source="seeded",
+            metadata=row.get("metadata", {}),
+        )
+        for row in persona()
+        if store.get(row["id"]) is None
+    ]
+    if not todo:
+        return 0
+    return store.add_records(todo)
