@@ -89,11 +89,11 @@ def session_stats(turns: Sequence[Turn]) -> SessionStats:
 
 
 def stage_rows(turns: Sequence[Turn]) -> list[dict[str, object]]:
-    """Long-format rows {turn, stage, ms} of the gated turns, for a stacked bar chart."""
+    """Long-format rows {turn, stage, order, ms} of the gated turns, for a stacked bar chart."""
     rows: list[dict[str, object]] = []
     for number, group in enumerate(exchanges(turns), start=1):
         t = group.gated.timings
         values = (t.gate_ms, t.search_ms, t.reply_ms, t.capture_ms)
-        for stage, ms in zip(STAGES, values, strict=True):
-            rows.append({"turn": number, "stage": stage, "ms": round(ms, 1)})
+        for order, (stage, ms) in enumerate(zip(STAGES, values, strict=True)):
+            rows.append({"turn": number, "stage": stage, "order": order, "ms": round(ms, 1)})
     return rows

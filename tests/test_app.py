@@ -128,7 +128,7 @@ def test_offline_local_gate_skips_math_and_retrieves_a_personal_question(app: Ap
     assert "memories used" in details.label or "memory used" in details.label
     listed = "\n".join(m.value for m in details.markdown)
     assert "Alex Chen" in listed and re.search(r"`0\.\d\d`", listed)
-    assert "| memory search |" in listed and "| gate |" in listed
+    assert "| gate | search |" in listed and " ms |" in listed
     assert "memory not searched" in bubbles[0].expander[0].label
     # The offline responder is labelled as such.
     assert any("offline responder" in c.value for c in bubbles[1].caption)
@@ -163,7 +163,7 @@ def test_session_stats_count_turns_and_skips(app: AppTest) -> None:
     send(app, "What's 2+2?")
     send(app, "When am I meeting Alex?")
     stats = "\n".join(m.value for m in app.sidebar.markdown)
-    assert "**2** turns · **1** searches skipped" in stats
+    assert "**2** turns · **1** search skipped" in stats
     assert "memory tokens not injected" in stats
 
 
@@ -216,10 +216,10 @@ def test_compare_mode_renders_two_answers_side_by_side(app: AppTest) -> None:
     assert "gated" in left.markdown[0].value and "always retrieve" in right.markdown[0].value
     assert_badge(left, gated)
     assert_badge(right, always)
-    assert "| gate |" in "\n".join(m.value for m in left.expander[0].markdown)
-    assert "| gate |" in "\n".join(m.value for m in right.expander[0].markdown)
+    assert "| gate | search" in "\n".join(m.value for m in left.expander[0].markdown)
+    assert "| gate | search" in "\n".join(m.value for m in right.expander[0].markdown)
     stats = "\n".join(m.value for m in app.sidebar.markdown)
-    assert "**1** turns" in stats  # the twin is not a second turn
+    assert "**1** turn ·" in stats  # the twin is not a second turn
 
 
 def test_compare_mode_captures_once(app: AppTest) -> None:

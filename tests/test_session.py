@@ -107,8 +107,8 @@ def test_overhead_median_excludes_model_time() -> None:
 def test_stage_rows_are_long_format_per_gated_turn() -> None:
     rows = stage_rows([_turn("a", False, gate_ms=2.5), _turn("a", True, variant="always")])
     assert rows == [
-        {"turn": 1, "stage": "gate", "ms": 2.5},
-        {"turn": 1, "stage": "search", "ms": 8.0},
-        {"turn": 1, "stage": "reply", "ms": 5.0},
-        {"turn": 1, "stage": "capture", "ms": 1.0},
+        {"turn": 1, "stage": "gate", "order": 0, "ms": 2.5},
+        {"turn": 1, "stage": "search", "order": 1, "ms": 8.0},
+        {"turn": 1, "stage": "reply", "order": 2, "ms": 5.0},
+        {"turn": 1, "stage": "capture", "order": 3, "ms": 1.0},
     ]
