@@ -384,7 +384,7 @@ def render_stats() -> None:
             "data": {"values": stage_rows(turns())},
             "mark": {"type": "bar", "tooltip": True},
             "encoding": {
-                "x": {"field": "turn", "type": "ordinal", "axis": {"labelAngle": 0}, "title": "turn"},
+                "x": {"field": "turn", "type": "ordinal", "axis": {"labelAngle": 0}},
                 "y": {"field": "ms", "type": "quantitative", "aggregate": "sum", "title": "ms"},
                 "color": {
                     "field": "stage",
