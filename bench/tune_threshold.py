@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{np.percentile(u, [50, 90, 95, 99, 100]).round(3)}"
     )
     print("threshold  relevant_kept  unrelated_injected")
-    for thr in np.arange(0.15, 0.46, 0.025):
+    for thr in np.arange(0.15, 0.351, 0.01):
         print(f"{thr:9.3f}  {np.mean(t >= thr):13.3f}  {np.mean(u >= thr):18.3f}")
     print(
         json.dumps(

@@ -31,9 +31,9 @@ if TYPE_CHECKING:
     from assistant.config import Settings
 
 # Tuned on LoCoMo conv-26 and checked on all ten conversations (docs/memory.md).
-DENSE_WEIGHT = 0.5
+DENSE_WEIGHT = 0.6
 # Default relevance cut-off, chosen from persona vs unrelated-question scores (docs/memory.md).
-DEFAULT_MIN_SIMILARITY = 0.35
+DEFAULT_MIN_SIMILARITY = 0.21
 # Cosine at or above this between a new text and an existing memory means "same fact":
 # the existing memory is updated instead of a second copy being added.
 DUPLICATE_COSINE = 0.95
@@ -87,6 +87,11 @@ def _iso(ts: float) -> str:
 def _clean_text(text: object, what: str = "Memory text") -> str:
     if not isinstance(text, str):
         raise MemoryStoreError(f"{what} must be a string, got {type(text).__name__}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # Lone surrogates cannot be stored by Chroma (or tokenised): say so up front.
+        raise MemoryStoreError(f"{what} is not valid Unicode (it holds a lone surrogate)") from None
     cleaned = text.strip()
     if not cleaned:
         raise MemoryStoreError(f"{what} is empty: write the fact to remember.")
@@ -210,22 +215,18 @@ class MemoryStore:
     def persistent(cls, path: Any, user_id: str = "demo", **kw: Any) -> MemoryStore:
         """A store in a local folder (created if missing)."""
         import chromadb
-        from chromadb.config import Settings as ChromaSettings
 
-        client = chromadb.PersistentClient(
-            path=str(path), settings=ChromaSettings(anonymized_telemetry=False)
-        )
+        # Default client settings on purpose: Chroma refuses a second client on the same
+        # folder with different settings (and its telemetry is a no-op in 1.5).
+        client = chromadb.PersistentClient(path=str(path))
         return cls(client, user_id, **kw)
 
     @classmethod
     def http(cls, host: str, port: int, user_id: str = "demo", **kw: Any) -> MemoryStore:
         """A store on a Chroma server (`chroma run`)."""
         import chromadb
-        from chromadb.config import Settings as ChromaSettings
 
-        client = chromadb.HttpClient(
-            host=host, port=int(port), settings=ChromaSettings(anonymized_telemetry=False)
-        )
+        client = chromadb.HttpClient(host=host, port=int(port))
         return cls(client, user_id, **kw)
 
     @classmethod

@@ -1,0 +1,375 @@
+"""MemoryStore with the real offline model and real Chroma in temporary folders."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import chromadb
+import pytest
+from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
+from chromadb.utils.embedding_functions import register_embedding_function
+
+from assistant.config import Settings
+from memory import store as store_module
+from memory.lexical import BM25Index, tokenize
+from memory.persona import QUESTIONS_PATH, persona, read_jsonl, seed_demo
+from memory.store import (
+    DEFAULT_MIN_SIMILARITY,
+    Added,
+    Memory,
+    MemoryStore,
+    MemoryStoreError,
+    collection_name,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> MemoryStore:
+    """An empty store for user 'alice' in a fresh folder."""
+    return MemoryStore.persistent(tmp_path / "mem", "alice")
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> MemoryStore:
+    """A store holding the demo persona (read-only in tests)."""
+    s = MemoryStore.persistent(tmp_path_factory.mktemp("demo"), "demo")
+    seed_demo(s)
+    return s
+
+
+# ---- retrieval ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "memory_id"),
+    [
+        ("Where are Alex and I going to eat this week?", "persona-01"),
+        ("when am I meeting Alex?", "persona-01"),
+        ("Which medications am I allergic to?", "persona-35"),
+        ("What's my cat called?", "persona-48"),
+        ("What's the name of Alex's new dog?", "persona-02"),
+    ],
+)
+def test_paraphrased_question_finds_the_memory(demo: MemoryStore, question: str, memory_id: str):
+    found = demo.search(question, k=3)
+    assert memory_id in [m.id for m in found]
+    assert all(m.similarity is not None and m.similarity >= demo.min_similarity for m in found)
+
+
+def test_persona_question_set_recall_at_5_is_at_least_095(demo: MemoryStore):
+    rows = read_jsonl(QUESTIONS_PATH)
+    assert len(rows) >= 40
+    hits = sum(
+        bool(
+            {m.id for m in demo.search(r["question"], 5, min_similarity=-1)} & set(r["memory_ids"])
+        )
+        for r in rows
+    )
+    assert hits / len(rows) >= 0.95
+
+
+def test_results_are_ordered_by_similarity(demo: MemoryStore):
+    found = demo.search("Alex dinner", k=5, min_similarity=-1)
+    sims = [m.similarity for m in found]
+    assert sims == sorted(sims, reverse=True) and len(found) == 5
+
+
+def test_keyword_only_match_is_found(store: MemoryStore):
+    # A rare token the dense model does not understand is still found by the lexical half.
+    store.add("The garage door code is 7Q4ZX9.")
+    store.add("I like long walks on the beach.")
+    assert store.search("7Q4ZX9", k=1, min_similarity=-1)[0].text.startswith("The garage")
+
+
+# ---- relevance cut-off ------------------------------------------------------------------
+
+
+def test_unrelated_question_returns_nothing_above_the_cut_off(demo: MemoryStore):
+    assert demo.min_similarity == DEFAULT_MIN_SIMILARITY
+    for question in ("What is the capital of France?", "What's 17 times 23?"):
+        assert demo.search(question) == []
+        # -1 disables the cut-off: the same query then returns k memories.
+        assert len(demo.search(question, k=3, min_similarity=-1)) == 3
+
+
+def test_cut_off_comes_from_settings(tmp_path: Path):
+    settings = Settings(memory_dir=tmp_path, user_id="cfg", min_similarity=0.9)
+    s = MemoryStore.open(settings)
+    assert s.min_similarity == 0.9
+    s.add("My dentist is Dr. Patel.")
+    assert s.search("Who is my dentist?") == []
+    assert s.search("Who is my dentist?", min_similarity=0.0)[0].text == "My dentist is Dr. Patel."
+    env = Settings.from_env({"MEMGATE_MIN_SIMILARITY": "0.5", "MEMGATE_MEMORY_DIR": str(tmp_path)})
+    assert MemoryStore.open(env).min_similarity == 0.5
+
+
+# ---- records, duplicates, CRUD ------------------------------------------------------------
+
+
+def test_near_duplicate_updates_the_existing_memory(store: MemoryStore):
+    first = store.remember("Dinner with Alex on Thursday at 7:30pm at Nopa", {"topic": "plans"})
+    second = store.remember("Dinner with Alex on Thursday at 7:30pm at Nopa.", {"who": "Alex"})
+    assert first == Added(first.id, merged=False)
+    assert second == Added(first.id, merged=True)
+    assert store.count() == 1
+    kept = store.get(first.id)
+    assert kept is not None and kept.text.endswith("Nopa.")
+    assert kept.metadata == {"topic": "plans", "who": "Alex"}
+    other = store.remember("Lunch with my sister Maya on Saturday")
+    assert not other.merged and store.count() == 2
+
+
+def test_memory_record_fields(tmp_path: Path):
+    clock = iter([1_700_000_000.0, 1_700_000_100.0]).__next__
+    s = MemoryStore.persistent(tmp_path, "rec", clock=clock)
+    a = s.add("I am allergic to penicillin", {"topic": "health", "severity": 3}, source="captured")
+    b = s.add("My favorite board game is Wingspan")
+    m = s.get(a)
+    assert m == Memory(
+        a,
+        "I am allergic to penicillin",
+        None,
+        "2023-11-14T22:13:20.000000+00:00",
+        "captured",
+        {"topic": "health", "severity": 3},
+    )
+    # Newest first.
+    assert [x.id for x in s.list()] == [b, a]
+    assert [x.id for x in s.list(offset=1, limit=5)] == [a]
+
+
+def test_update_delete_count_clear_keep_search_consistent(store: MemoryStore):
+    mid = store.add("My locker number is 4411")
+    other = store.add("The spare key is under the blue flowerpot")
+    assert store.search("flowerpot", min_similarity=-1)[0].id == other
+    updated = store.update(mid, "My locker number is 5522 at the climbing gym")
+    assert updated.text.endswith("climbing gym") and updated.id == mid
+    assert store.search("5522", k=1, min_similarity=-1)[0].id == mid
+    assert store._shared.lexical.search("4411") == []  # the old words are gone from the index
+    assert store.delete(other) is True
+    assert store.delete(other) is False
+    assert store.get(other) is None
+    assert all(m.id != other for m in store.search("flowerpot key", min_similarity=-1))
+    assert store.count() == 1
+    with pytest.raises(MemoryStoreError, match="No memory"):
+        store.update("nope", "text")
+    assert store.clear() == 1
+    assert store.count() == 0 and store.search("locker", min_similarity=-1) == []
+
+
+def test_lexical_index_is_rebuilt_from_chroma_on_open(tmp_path: Path, monkeypatch):
+    s = MemoryStore.persistent(tmp_path, "rebuild")
+    mid = s.add("The wifi password is on a sticky note: zebra-kettle-91")
+    # A fresh process has no in-memory index: simulate it by emptying the registry.
+    monkeypatch.setattr(store_module, "_registry", {})
+    reopened = MemoryStore.persistent(tmp_path, "rebuild")
+    assert reopened._shared is not s._shared
+    assert mid in reopened._shared.lexical
+    assert reopened.search("zebra-kettle-91", k=1, min_similarity=-1)[0].id == mid
+
+
+def test_user_isolation(tmp_path: Path):
+    alice = MemoryStore.persistent(tmp_path, "alice")
+    bob = MemoryStore.persistent(tmp_path, "bob")
+    secret = alice.add("Alice's bank PIN hint: the year grandma was born")
+    bob.add("Bob likes trains")
+    assert bob.count() == 1 and alice.count() == 1
+    assert all(m.id != secret for m in bob.search("bank PIN grandma", k=10, min_similarity=-1))
+    assert bob.get(secret) is None
+    assert bob.delete(secret) is False
+    with pytest.raises(MemoryStoreError):
+        bob.update(secret, "hijacked")
+    assert [m.text for m in bob.list()] == ["Bob likes trains"]
+    assert bob.clear() == 1 and alice.count() == 1
+    assert alice.get(secret) is not None
+    # User ids that slug alike still get separate collections.
+    assert collection_name("Ann B") != collection_name("ann-b")
+
+
+def test_seed_demo_is_idempotent(tmp_path: Path):
+    s = MemoryStore.persistent(tmp_path, "seed")
+    rows = persona()
+    assert 40 <= len(rows) <= 80
+    assert seed_demo(s) == len(rows)
+    before = {m.id: m for m in s.list(0, 100)}
+    assert seed_demo(s) == 0
+    assert {m.id: m for m in s.list(0, 100)} == before
+    assert all(m.source == "seeded" for m in before.values())
+    assert any("Alex" in m.text and "Nopa" in m.text for m in before.values())
+
+
+def test_export_records_round_trip_into_an_empty_store(tmp_path: Path):
+    src = MemoryStore.persistent(tmp_path / "a", "u")
+    src.add("Typed fact", {"n": 1, "ok": True, "x": 1.5, "s": "v"})
+    src.add("Captured fact about Lisbon", source="captured")
+    dst = MemoryStore.persistent(tmp_path / "b", "u")
+    dst.add_records(src.export())
+    assert dst.export() == src.export()
+
+
+# ---- bad input ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\n\t"])
+def test_empty_text_is_rejected(store: MemoryStore, text: str):
+    with pytest.raises(MemoryStoreError, match="empty"):
+        store.add(text)
+    assert store.count() == 0
+
+
+@pytest.mark.parametrize(
+    ("metadata", "message"),
+    [
+        ({"tags": ["a", "b"]}, "str, int, float or bool"),
+        ({"nested": {"a": 1}}, "str, int, float or bool"),
+        ({"none": None}, "str, int, float or bool"),
+        ({"nan": float("nan")}, "finite"),
+        ({"": 1}, "non-empty"),
+        ({"mg:source": "x"}, "reserved"),
+        ("not a dict", "mapping"),
+    ],
+)
+def test_bad_metadata_is_rejected_and_nothing_is_stored(store: MemoryStore, metadata, message):
+    with pytest.raises(MemoryStoreError, match=message):
+        store.add("A fine fact", metadata)
+    assert store.count() == 0
+
+
+def test_bad_source_and_lone_surrogate_are_rejected(store: MemoryStore):
+    with pytest.raises(MemoryStoreError, match="source"):
+        store.add("fact", source="guessed")
+    with pytest.raises(MemoryStoreError, match="Unicode"):
+        store.add("bad \ud800 text")
+
+
+def test_one_megabyte_text_is_stored_and_searchable(store: MemoryStore):
+    text = "Quokka island trip notes. " + ("lorem ipsum dolor sit amet " * 40_000)
+    assert len(text) > 1_000_000
+    mid = store.add(text)
+    assert store.get(mid).text == text.strip()
+    assert store.search("quokka island trip", k=1, min_similarity=-1)[0].id == mid
+
+
+@register_embedding_function
+class _OtherEmbedding(EmbeddingFunction[Documents]):
+    """A different embedding function, standing in for a folder made by another tool."""
+
+    def __init__(self) -> None:
+        pass
+
+    def __call__(self, input: Documents) -> Embeddings:
+        return [[0.0, 1.0] for _ in input]
+
+    @staticmethod
+    def name() -> str:
+        return "memory-gate-test-other"
+
+    def get_config(self) -> dict:
+        return {}
+
+    @staticmethod
+    def build_from_config(config: dict) -> _OtherEmbedding:
+        return _OtherEmbedding()
+
+
+def test_folder_made_with_another_embedding_function_is_refused_and_kept(tmp_path: Path):
+    client = chromadb.PersistentClient(str(tmp_path))
+    other = client.create_collection(collection_name("carol"), embedding_function=_OtherEmbedding())
+    other.add(ids=["x1"], documents=["made elsewhere"])
+    with pytest.raises(MemoryStoreError) as err:
+        MemoryStore.persistent(tmp_path, "carol")
+    message = str(err.value)
+    assert "different embedding function" in message and "Fix:" in message
+    again = client.get_collection(collection_name("carol"), embedding_function=_OtherEmbedding())
+    assert again.get(ids=["x1"])["documents"] == ["made elsewhere"]
+    assert again.count() == 1
+
+
+# ---- concurrency and persistence -----------------------------------------------------------
+
+
+def test_eight_threads_writing_and_searching_at_once(store: MemoryStore):
+    errors: list[BaseException] = []
+    added: list[str] = []
+    lock = threading.Lock()
+
+    def work(n: int) -> None:
+        try:
+            for i in range(5):
+                mid = store.add(
+                    f"Thread {n} fact {i}: the {['red', 'green', 'blue', 'gold', 'teal'][i]} "
+                    f"kite number {n * 10 + i} flew over hill {n}"
+                )
+                with lock:
+                    added.append(mid)
+                store.search(f"kite {n * 10 + i}", k=3, min_similarity=-1)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert store.count() == len(set(added))
+    assert len(store._shared.lexical) == store.count() == store.collection.count()
+
+
+_CHILD = """
+import json, sys
+from memory.store import MemoryStore
+s = MemoryStore.persistent(sys.argv[1], "proc")
+if sys.argv[2] == "write":
+    print(s.add("My passport expires in February 2027", {"topic": "travel"}))
+else:
+    found = s.search("when does my passport expire?")
+    print(json.dumps([[m.id, m.text, m.metadata] for m in found]))
+"""
+
+
+def test_persistence_across_two_processes(tmp_path: Path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = [sys.executable, "-c", _CHILD, str(tmp_path / "mem")]
+    wrote = subprocess.run(
+        [*run, "write"], capture_output=True, text=True, env=env, cwd=ROOT, check=True
+    )
+    mid = wrote.stdout.strip().splitlines()[-1]
+    read = subprocess.run(
+        [*run, "read"], capture_output=True, text=True, env=env, cwd=ROOT, check=True
+    )
+    found = json.loads(read.stdout.strip().splitlines()[-1])
+    assert found[0] == [mid, "My passport expires in February 2027", {"topic": "travel"}]
+
+
+# ---- the lexical index on its own ------------------------------------------------------------
+
+
+def test_tokenize_stems_and_drops_stopwords():
+    assert tokenize("When did Caroline go to the painting classes?") == [
+        "caroline",
+        "go",
+        "paint",
+        "class",
+    ]
+
+
+def test_bm25_index_add_remove_and_compaction():
+    index = BM25Index()
+    index.add_many((f"d{i}", f"common words plus token{i}") for i in range(300))
+    for i in range(200):
+        assert index.remove(f"d{i}")
+    assert len(index) == 100
+    assert index.search("token250", 1)[0][0] == "d250"
+    assert index.search("token5", 1) == []
+    index.add("d250", "replaced text")
+    assert index.search("token250", 1) == [] and index.search("replaced", 1)[0][0] == "d250"
+    top = index.search("common token260", 3)
+    assert top[0][0] == "d260" and top[0][2] == pytest.approx(1.0)
