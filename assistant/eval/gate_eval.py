@@ -1,0 +1,186 @@
+"""Score a retrieval gate on labelled messages: accuracy, precision, recall, F1, latency.
+
+Input is JSONL, one `{"message": str, "retrieve": bool | null}` per line; lines whose
+label is null are skipped and extra keys are ignored. "Positive" means retrieve, so
+recall is the share of messages that needed memory and got it (a miss loses a memory).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+MODES = ("local", "cascade", "llm", "always", "never", "length")
+NEEDS_MODEL = ("llm", "cascade")
+
+
+class DataError(ValueError):
+    """A line of the input file cannot be used."""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One labelled message."""
+
+    message: str
+    retrieve: bool
+    fields: dict[str, Any]
+
+
+def read_rows(path: Path, split: str | None = None) -> tuple[list[Row], int]:
+    """(labelled rows, number of null-label rows skipped); DataError names the bad line."""
+    rows: list[Row] = []
+    skipped = 0
+    with Path(path).open(encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(f"{path}, line {number}: not valid JSON ({exc.msg})") from None
+            if not isinstance(data, dict):
+                raise DataError(f"{path}, line {number}: expected a JSON object")
+            message, label = data.get("message"), data.get("retrieve", ...)
+            if not isinstance(message, str):
+                raise DataError(f"{path}, line {number}: 'message' must be a string")
+            if label is ...:
+                raise DataError(f"{path}, line {number}: missing 'retrieve'")
+            if label is None:
+                skipped += 1
+                continue
+            if not isinstance(label, bool):
+                raise DataError(f"{path}, line {number}: 'retrieve' must be true, false or null")
+            if split is not None and data.get("split") != split:
+                continue
+            rows.append(Row(message, label, data))
+    return rows, skipped
+
+
+def _percentile(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    # Nearest-rank percentile: a reported p95 is a latency someone actually saw.
+    rank = max(1, int(-(-q * len(ordered) // 100)))
+    return ordered[min(rank, len(ordered)) - 1]
+
+
+def score(labels: Iterable[bool], predictions: Iterable[bool], ms: Iterable[float]) -> dict:
+    """The summary figures for paired labels, predictions and per-decision latencies."""
+    labels, predictions, ms = list(labels), list(predictions), list(ms)
+    tp = sum(y and p for y, p in zip(labels, predictions, strict=True))
+    fp = sum((not y) and p for y, p in zip(labels, predictions, strict=True))
+    fn = sum(y and not p for y, p in zip(labels, predictions, strict=True))
+    n = len(labels)
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    correct = sum(y == p for y, p in zip(labels, predictions, strict=True))
+    return {
+        "n": n,
+        "accuracy": round(correct / n, 4) if n else 0.0,
+        "precision": round(precision, 4),
+        "recall": round(recall, 4),
+        "f1": round(f1, 4),
+        "p50_ms": round(_percentile(ms, 50), 3),
+        "p95_ms": round(_percentile(ms, 95), 3),
+        "skip_rate": round(sum(not p for p in predictions) / n, 4) if n else 0.0,
+    }
+
+
+def make_gate(mode: str, env: dict[str, str] | None = None) -> Any:
+    """Build the gate for a mode; raises SystemExit(2) with a message if a model is missing."""
+    from assistant.config import Settings
+    from assistant.local_gate import build_gate
+
+    settings = Settings.from_env(env)
+    client = None
+    if mode in NEEDS_MODEL:
+        if not settings.model_configured:
+            print(
+                f"error: --gate {mode} calls a model: set ANTHROPIC_API_KEY, or "
+                "ANTHROPIC_BASE_URL for a local Anthropic-compatible server",
+                file=sys.stderr,
+            )
+            raise SystemExit(2)
+        from assistant.llm import make_client
+
+        client = make_client(settings)
+    gate = build_gate(mode, settings, client)
+    warm = getattr(gate, "warm", None) or getattr(getattr(gate, "local", None), "warm", None)
+    if warm is not None:
+        warm()  # load the model before timing: latency figures are per warm decision
+    return gate
+
+
+def evaluate(gate: Any, rows: list[Row], by: str | None = None) -> dict:
+    """Run the gate over the rows and score it, overall and per value of field `by`."""
+    predictions, latencies = [], []
+    for row in rows:
+        started = time.perf_counter()
+        decision = gate.decide(row.message)
+        latencies.append((time.perf_counter() - started) * 1000.0)
+        predictions.append(decision.retrieve)
+    result = score([r.retrieve for r in rows], predictions, latencies)
+    if hasattr(gate, "llm_calls"):
+        result["llm_calls"] = gate.llm_calls
+    if by:
+        groups: dict[str, list[int]] = {}
+        for i, row in enumerate(rows):
+            groups.setdefault(str(row.fields.get(by, "(none)")), []).append(i)
+        result["by_" + by] = {
+            key: score(
+                [rows[i].retrieve for i in idx],
+                [predictions[i] for i in idx],
+                [latencies[i] for i in idx],
+            )
+            for key, idx in sorted(groups.items())
+        }
+    return result
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Register the gate evaluation's options."""
+    parser.add_argument("file", type=Path, help="JSONL with message and retrieve")
+    parser.add_argument("--gate", choices=MODES, default="local", help="gate mode to score")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--by", metavar="FIELD", help="also break down by this field (source)")
+    parser.add_argument("--split", help="keep only rows whose 'split' field has this value")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Evaluate and print; 2 on bad input or a missing model configuration."""
+    try:
+        rows, skipped = read_rows(args.file, args.split)
+    except (OSError, DataError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if not rows:
+        print(f"error: {args.file} has no labelled messages", file=sys.stderr)
+        return 2
+    try:
+        gate = make_gate(args.gate)
+    except SystemExit as exc:
+        return int(exc.code or 2)
+    result = evaluate(gate, rows, args.by)
+    result = {"gate": args.gate, **result, "skipped_null_labels": skipped}
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(f"gate={args.gate} file={args.file} n={result['n']} (null labels skipped: {skipped})")
+    header = f"{'':16} {'n':>5} {'acc':>6} {'prec':>6} {'recall':>6} {'f1':>6} {'p50ms':>7}"
+    print(header)
+    groups = {"all": result, **result.get(f"by_{args.by}", {})} if args.by else {"all": result}
+    for name, r in groups.items():
+        print(
+            f"{name[:16]:16} {r['n']:>5} {r['accuracy']:>6.3f} {r['precision']:>6.3f} "
+            f"{r['recall']:>6.3f} {r['f1']:>6.3f} {r['p50_ms']:>7.2f}"
+        )
+    return 0
