@@ -31,9 +31,9 @@ if TYPE_CHECKING:
     from assistant.config import Settings
 
 # Tuned on LoCoMo conv-26 and checked on all ten conversations (docs/memory.md).
-DENSE_WEIGHT = 0.6
+DENSE_WEIGHT = 0.5
 # Default relevance cut-off, chosen from persona vs unrelated-question scores (docs/memory.md).
-DEFAULT_MIN_SIMILARITY = 0.21
+DEFAULT_MIN_SIMILARITY = 0.17
 # Cosine at or above this between a new text and an existing memory means "same fact":
 # the existing memory is updated instead of a second copy being added.
 DUPLICATE_COSINE = 0.95
