@@ -420,7 +420,13 @@ class LocalGate:
         """P(retrieve) at or above which the gate retrieves."""
         return self.weights.threshold if self._threshold is None else self._threshold
 
-    def _encoder(self) -> MiniLM:
+    @property
+    def weights_path(self) -> Path:
+        """Where the weights are read from."""
+        return self._weights_path
+
+    def encoder(self) -> MiniLM:
+        """The embedding model (the process-wide shared one unless given)."""
         if self._model is None:
             from memory.embeddings import shared_model
 
@@ -430,11 +436,11 @@ class LocalGate:
     def warm(self) -> None:
         """Load weights and the embedding model so the first decision is fast."""
         _ = self.weights
-        self._encoder().warm()
+        self.encoder().warm()
 
     def probability(self, message: str) -> float:
         """P(retrieve) for one message (no timing, no decision)."""
-        return float(self.weights.probability(featurize(self._encoder(), [message]))[0])
+        return float(self.weights.probability(featurize(self.encoder(), [message]))[0])
 
     def decide(self, message: str) -> GateDecision:
         """Classify one message; the reason names the strongest cue and the probability."""

@@ -1,0 +1,207 @@
+"""The local gate, its training, the cascade and the gate factory, with the real model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from assistant.config import Settings
+from assistant.fake_api import Reply
+from assistant.gate import LlmGate, Method
+from assistant.local_gate import (
+    FEATURE_NAMES,
+    CascadeGate,
+    GateConfigError,
+    GateWeights,
+    LocalGate,
+    build_gate,
+    featurize,
+    hand_features,
+    memory_query,
+)
+from assistant.train_gate import dataset_digest, load_examples, train
+
+ALEX_JSON = '{"retrieve": true, "query": "meeting Alex", "reason": "user\'s plans"}'
+
+
+@pytest.fixture(scope="module")
+def local() -> LocalGate:
+    gate = LocalGate()
+    gate.warm()
+    return gate
+
+
+def test_skips_math_and_retrieves_personal_plans(local):
+    math = local.decide("what's 2+2")
+    assert (math.retrieve, math.method, math.gate) == (False, Method.LOCAL, "local")
+    assert math.query == ""
+    alex = local.decide("when am I meeting Alex?")
+    assert alex.retrieve is True
+    assert "Alex" in alex.query
+    assert alex.confidence is not None and alex.confidence >= local.threshold
+    assert alex.reason.endswith(f"p={alex.confidence:.2f}")
+    assert alex.elapsed_ms > 0
+
+
+@pytest.mark.parametrize(
+    ("message", "retrieve"),
+    [
+        ("when's the dentist?", True),
+        ("What did my mom say about Thanksgiving?", True),
+        ("When did Einstein publish the theory of relativity?", False),
+        ("hello, how are you today?", False),
+        ("Write a haiku about the sea.", False),
+    ],
+)
+def test_hard_cases_from_the_issue(local, message, retrieve):
+    assert local.decide(message).retrieve is retrieve
+
+
+def test_empty_input_skips_without_scoring(local):
+    for message in ("", "   \n"):
+        decision = local.decide(message)
+        assert (decision.retrieve, decision.method, decision.gate) == (
+            False,
+            Method.EMPTY_INPUT,
+            "local",
+        )
+
+
+def test_huge_paste_is_bounded(local):
+    decision = local.decide("Summarize this: " + "lorem ipsum dolor sit amet " * 400)
+    assert decision.truncated is True
+
+
+def test_shipped_weights_match_shipped_data():
+    # Editing the data without retraining would make every figure in the report stale.
+    weights = GateWeights.load(LocalGate().weights_path)
+    assert weights.dataset_sha256 == dataset_digest(load_examples())
+    assert 0.0 < weights.threshold <= 0.5
+    assert weights.cascade_low < weights.threshold <= weights.cascade_high
+
+
+def test_held_out_quality_floor(local):
+    held = [e for e in load_examples() if e.split == "heldout"]
+    p = local.weights.probability(featurize(local.encoder(), [e.message for e in held]))
+    predicted = p >= local.threshold
+    labels = np.array([e.retrieve for e in held])
+    accuracy = float(np.mean(predicted == labels))
+    recall = float(predicted[labels].mean())
+    assert accuracy >= 0.92, accuracy
+    assert recall >= 0.97, recall
+
+
+def test_training_is_reproducible(local):
+    examples = load_examples()
+    subset = [e for e in examples if e.split == "train"][::12] + [
+        e for e in examples if e.split == "heldout"
+    ][::6]
+    first = train(subset, local.encoder(), grid=(10.0,), ratios=(0.1,))
+    second = train(subset, local.encoder(), grid=(10.0,), ratios=(0.1,))
+    np.testing.assert_array_equal(first.coef, second.coef)
+    assert (first.intercept, first.threshold) == (second.intercept, second.threshold)
+
+
+def test_weights_round_trip(tmp_path, local):
+    path = tmp_path / "w.npz"
+    local.weights.save(path)
+    again = GateWeights.load(path)
+    np.testing.assert_array_equal(again.coef, local.weights.coef)
+    assert again.threshold == local.weights.threshold
+
+
+def test_missing_weights_say_how_to_fix(tmp_path):
+    with pytest.raises(FileNotFoundError, match="assistant.train_gate"):
+        LocalGate(weights_path=tmp_path / "none.npz").decide("hello")
+
+
+def test_hand_features_tell_dates_from_quantities():
+    names = list(FEATURE_NAMES)
+    dated = hand_features("On May 2nd, which film did I watch?")
+    sums = hand_features("Tom buys 4 shirts at $15 each. How much does he pay?")
+    assert len(dated) == len(FEATURE_NAMES)
+    assert dated[names.index("date_or_time")] == 1 and dated[names.index("numbers")] == 0
+    assert sums[names.index("numbers")] > 0 and sums[names.index("date_or_time")] == 0
+
+
+def test_memory_query_drops_filler():
+    assert memory_query("hey, can you remind me when I'm meeting Alex again?") == (
+        "when I'm meeting Alex?"
+    )
+    assert memory_query("ok") == "ok"
+
+
+# --- the cascade: local first, the LLM only in the unsure band ---------------------------
+
+
+def test_cascade_asks_the_llm_only_in_the_unsure_band(local, fake_api, sdk_client):
+    fake_api.responder = lambda _req: Reply(text=ALEX_JSON)
+    messages = ["what's 2+2", "when am I meeting Alex?", "who wrote Hamlet?", "and on Friday?"]
+    probabilities = [local.probability(m) for m in messages]
+    low, high = 0.02, 0.98
+    cascade = CascadeGate(local, LlmGate(sdk_client, "small"), low=low, high=high)
+    decisions = [cascade.decide(m) for m in messages]
+    unsure = [low <= p < high for p in probabilities]
+    assert len(fake_api.requests) == sum(unsure) == cascade.llm_calls
+    for decision, asked, p in zip(decisions, unsure, probabilities, strict=True):
+        assert decision.gate == "cascade"
+        assert decision.method is (Method.MODEL if asked else Method.LOCAL)
+        assert decision.confidence == pytest.approx(p)
+        if asked:
+            assert decision.reason == "user's plans"
+
+
+def test_cascade_band_never_or_always(local, fake_api, sdk_client):
+    fake_api.responder = lambda _req: Reply(text=ALEX_JSON)
+    never = CascadeGate(local, LlmGate(sdk_client, "m"), low=1.0, high=1.0)
+    always = CascadeGate(local, LlmGate(sdk_client, "m"), low=0.0, high=1.01)
+    never.decide("when am I meeting Alex?")
+    assert len(fake_api.requests) == 0
+    always.decide("what's 2+2")
+    assert len(fake_api.requests) == 1
+
+
+def test_cascade_fails_open_when_the_llm_errors(local, fake_api, sdk_client):
+    fake_api.queue(Reply(status=500))
+    cascade = CascadeGate(local, LlmGate(sdk_client, "m"), low=0.0, high=1.01)
+    decision = cascade.decide("what's 2+2")
+    assert (decision.retrieve, decision.method, decision.gate) == (
+        True,
+        Method.FAILED_OPEN,
+        "cascade",
+    )
+    assert "InternalServerError" in decision.reason
+
+
+def test_cascade_empty_input_never_calls(local, fake_api, sdk_client):
+    cascade = CascadeGate(local, LlmGate(sdk_client, "m"), low=0.0, high=1.01)
+    assert cascade.decide("  ").method is Method.EMPTY_INPUT
+    assert fake_api.requests == []
+
+
+def test_default_band_comes_from_the_weights(local):
+    cascade = CascadeGate(local, LlmGate(object(), "m", max_retries=None))
+    assert cascade.band == (local.weights.cascade_low, local.weights.cascade_high)
+
+
+# --- the factory -----------------------------------------------------------------------
+
+
+def test_build_gate_modes(sdk_client):
+    settings = Settings()
+    assert isinstance(build_gate("local", settings, None), LocalGate)
+    for mode in ("always", "never", "length"):
+        assert build_gate(mode, settings, None).name == mode
+    assert isinstance(build_gate("llm", settings, sdk_client), LlmGate)
+    assert isinstance(build_gate("cascade", settings, sdk_client), CascadeGate)
+
+
+@pytest.mark.parametrize("mode", ["llm", "cascade"])
+def test_build_gate_needs_a_client_for_model_modes(mode):
+    with pytest.raises(GateConfigError, match="ANTHROPIC_API_KEY"):
+        build_gate(mode, Settings(), None)
+
+
+def test_build_gate_rejects_unknown_modes():
+    with pytest.raises(GateConfigError, match="unknown gate mode"):
+        build_gate("sometimes", Settings(), None)
