@@ -285,7 +285,8 @@ class MemoryStore:
         mid: str, doc: str | None, meta: Mapping[str, Any] | None, similarity: float | None = None
     ) -> Memory:
         meta = dict(meta or {})
-        user = {k: v for k, v in meta.items() if not k.startswith(_RESERVED)}
+        # Sorted: Chroma does not keep key order, and exports should be byte-for-byte stable.
+        user = {k: meta[k] for k in sorted(meta) if not k.startswith(_RESERVED)}
         return Memory(
             id=mid,
             text=doc or "",
