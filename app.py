@@ -21,10 +21,11 @@ if TYPE_CHECKING:  # the pipeline imports Chroma (~2.5 s): load it after the fir
     from assistant.pipeline import Turn
     from memory.store import Memory
 
-# Prompts a presenter clicks: the first two should retrieve, the last three should not.
+# Prompts a presenter clicks: the first three should retrieve, the last three should not.
 EXAMPLES = (
     "When am I meeting Alex?",
     "What should I get Jordan for their birthday?",
+    "Plan my weekend",
     "What's 2+2?",
     "Tell me a joke",
     "What's the capital of France?",
@@ -477,7 +478,14 @@ def main() -> None:
     clicked = example_prompt()
     # Drawn before the store loads, so the input is there as soon as the page is.
     typed = st.chat_input("Ask anything…")
-    assistant = get_assistant()
+    try:
+        assistant = get_assistant()
+    except Exception as exc:  # noqa: BLE001 - e.g. a bad setting: say which, not a traceback
+        st.error(
+            f"**Memory Gate could not start:** {as_text(f'{type(exc).__name__}: {exc}')}",
+            icon=":material/error:",
+        )
+        st.stop()
     with st.sidebar:
         st.subheader("Connection", divider="gray")
         render_connection(assistant)

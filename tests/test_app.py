@@ -167,6 +167,39 @@ def test_session_stats_count_turns_and_skips(app: AppTest) -> None:
     assert "memory tokens not injected" in stats
 
 
+RETRIEVE_EXAMPLES = (
+    "When am I meeting Alex?",
+    "What should I get Jordan for their birthday?",
+    "Plan my weekend",
+)
+SKIP_EXAMPLES = ("What's 2+2?", "Tell me a joke", "What's the capital of France?")
+
+
+def test_example_prompts_do_what_presenters_expect(app: AppTest) -> None:
+    labels = [b.label for b in app.main.button]
+    assert set(RETRIEVE_EXAMPLES + SKIP_EXAMPLES) <= set(labels)
+    for example in RETRIEVE_EXAMPLES + SKIP_EXAMPLES:
+        next(b for b in app.main.button if b.label == example).click().run()
+        assert not app.exception
+    by_message = {t.message: t for t in turns(app)}
+    for example in RETRIEVE_EXAMPLES:  # retrieves, and finds something to show
+        assert by_message[example].decision.label == "retrieved", example
+        assert by_message[example].memories, example
+    for example in SKIP_EXAMPLES:
+        assert by_message[example].decision.label == "skipped", example
+
+
+def test_a_bad_setting_is_reported_not_a_traceback(
+    memory_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMGATE_GATE_MODE", "sometimes")
+    st.cache_resource.clear()
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    assert not at.exception
+    assert escaped("MEMGATE_GATE_MODE must be one of") in at.error[0].value
+    st.cache_resource.clear()
+
+
 def test_example_prompt_is_one_click(app: AppTest) -> None:
     next(b for b in app.button if b.label == "What's 2+2?").click().run()
     assert not app.exception
