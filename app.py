@@ -43,7 +43,8 @@ STREAM_EVERY_S = 0.05  # redraw the streaming reply at most 20 times a second
 # Our own static CSS only: never user content (that is always escaped markdown).
 CSS = """
 <style>
-.stMainBlockContainer { padding-top: 2.5rem; }
+.stMainBlockContainer { padding-top: 2rem; }
+.st-key-examples button { min-height: 2rem; padding: 0.1rem 0.7rem; }
 .stChatMessage .stMarkdownBadge {
   font-size: 1.35rem !important; font-weight: 700; padding: 0.15em 0.55em;
   letter-spacing: 0.04em;
@@ -104,12 +105,15 @@ def get_assistant() -> Assistant:
     from assistant.factory import build_assistant
 
     assistant = build_assistant()
-    warm = getattr(assistant.pipeline.gate, "warm", None)
-    if callable(warm):
-        # The local gate loads its weights on first use: pay that before the demo. A broken
-        # gate must not take the whole page down; the turn that uses it shows the error.
-        with contextlib.suppress(Exception):
-            warm()
+    # Pay every first-use cost now, not on the presenter's first click: the local gate's
+    # weights and its first inference, and the store's first search. A broken gate must not
+    # take the whole page down: the turn that uses it shows the error instead.
+    local = getattr(assistant.pipeline.gate, "local", assistant.pipeline.gate)
+    with contextlib.suppress(Exception):
+        local.warm()
+        local.probability("When is my dentist appointment?")
+    with contextlib.suppress(Exception):
+        assistant.store.search("dentist appointment", k=1)
     return assistant
 
 
@@ -459,7 +463,7 @@ def render_memories(assistant: Assistant) -> None:
 def example_prompt() -> str | None:
     """The example buttons; returns the one clicked on this run."""
     clicked = None
-    with st.container(horizontal=True, gap="small"):
+    with st.container(horizontal=True, gap="small", key="examples"):
         for text in EXAMPLES:
             if st.button(text, type="secondary"):
                 clicked = text

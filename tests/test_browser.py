@@ -45,7 +45,7 @@ def _badge_texts(page: object, count: int) -> list[str]:
 
 
 def test_offline_demo_in_a_real_browser(browser_ready: None, tmp_path: Path) -> None:
-    with chromium_page(height=1040) as page, running_app(tmp_path / "memories") as app:
+    with chromium_page(width=1600, height=1040) as page, running_app(tmp_path / "memories") as app:
         try:
             page.goto(app.url)
             wait_usable(page)
