@@ -1,0 +1,378 @@
+"""Memory benchmark: add rate, search latency vs size, disk, cold open, embeddings, recall.
+
+Run: python -m bench.memory_bench [--quick] [--json]. Sizes 1k / 10k / 100k are generated
+reproducibly (seeded templates). The 1k store is embedded for real. For 10k and 100k,
+embedding every text would take ~7 minutes per 100k on this machine, so a pool of real
+sentence embeddings is combined instead: each memory's text is two pool sentences joined,
+and its vector is the normalised sum of the two sentences' real vectors. Search always
+embeds the query for real, and the lexical index sees the real joined text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+# The shared evaluation data sits next to the project checkout (see DESIGN.md).
+EVAL_DIR = Path(os.environ.get("MEMGATE_EVAL_DIR", ROOT.parent / "shared" / "eval"))
+
+NAMES = [
+    "Alex",
+    "Maya",
+    "Jordan",
+    "Priya",
+    "Ben",
+    "Linda",
+    "Ray",
+    "Tiago",
+    "Sam",
+    "Noor",
+    "Kenji",
+    "Ava",
+    "Omar",
+    "Lucia",
+    "Theo",
+    "Ines",
+    "Marco",
+    "Yara",
+    "Finn",
+    "Zoe",
+]
+VERBS = [
+    "is meeting",
+    "is having dinner with",
+    "called",
+    "is flying to see",
+    "owes money to",
+    "is planning a trip with",
+    "borrowed a book from",
+    "is cooking for",
+    "emailed",
+    "is going hiking with",
+    "has a call with",
+    "sent a gift to",
+]
+PLACES = [
+    "Nopa",
+    "Lisbon",
+    "the office",
+    "Point Reyes",
+    "Kyoto",
+    "the gym",
+    "Denver",
+    "Green Apple Books",
+    "Mission Playground",
+    "the airport",
+    "Oakland",
+    "the lake",
+]
+WHENS = [
+    "on Monday",
+    "on Tuesday at 9am",
+    "next Thursday at 7:30pm",
+    "this weekend",
+    "on March 3",
+    "in April",
+    "tomorrow morning",
+    "on Friday night",
+    "in two weeks",
+    "on December 18",
+    "every Sunday",
+    "after work",
+]
+TOPICS = [
+    "the billing migration",
+    "a pottery class",
+    "the half marathon",
+    "sourdough",
+    "the passport renewal",
+    "a board game night",
+    "the apartment search",
+    "a jazz concert",
+    "the thyroid medication",
+    "Portuguese lessons",
+    "film photography",
+    "the budget",
+]
+
+
+def sentence(rng: random.Random) -> str:
+    """One templated first-person memory sentence."""
+    kind = rng.randrange(3)
+    if kind == 0:
+        verb = rng.choice(VERBS).replace("is ", "am ")
+        return f"I {verb} {rng.choice(NAMES)} at {rng.choice(PLACES)} {rng.choice(WHENS)}."
+    if kind == 1:
+        return f"{rng.choice(NAMES)} told me about {rng.choice(TOPICS)} {rng.choice(WHENS)}."
+    return f"Reminder: {rng.choice(TOPICS)} with {rng.choice(NAMES)} {rng.choice(WHENS)}."
+
+
+def question(rng: random.Random) -> str:
+    """One templated question of the kind the gate writes."""
+    forms = [
+        "When am I seeing {n}?",
+        "What did {n} say about {t}?",
+        "Where am I meeting {n}?",
+        "What's happening with {t}?",
+        "Who is coming to {p}?",
+        "Any plans with {n} {w}?",
+    ]
+    return rng.choice(forms).format(
+        n=rng.choice(NAMES), t=rng.choice(TOPICS), p=rng.choice(PLACES), w=rng.choice(WHENS)
+    )
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def _disk_mb(path: Path) -> float:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1e6
+
+
+def _search_latency(store: Any, n_queries: int, seed: int = 7) -> dict[str, float]:
+    rng = random.Random(seed)
+    queries = [question(rng) for _ in range(n_queries + 5)]
+    for q in queries[:5]:  # warm caches so the figures are steady-state
+        store.search(q, k=5)
+    times = []
+    for q in queries[5:]:
+        start = time.perf_counter()
+        store.search(q, k=5)
+        times.append((time.perf_counter() - start) * 1000)
+    return {"p50_ms": round(statistics.median(times), 2), "p95_ms": round(_pct(times, 0.95), 2)}
+
+
+def _cold_open(path: Path, user: str) -> dict[str, float]:
+    """Time a fresh process: imports, then open + first query (model load included)."""
+    code = (
+        "import time, json; t0 = time.perf_counter()\n"
+        "from memory.store import MemoryStore\n"
+        "t1 = time.perf_counter()\n"
+        f"s = MemoryStore.persistent({str(path)!r}, {user!r}); s.warm()\n"
+        "s.search('when am I meeting Alex?', k=5)\n"
+        "t2 = time.perf_counter()\n"
+        "print(json.dumps({'import_s': t1 - t0, 'open_first_query_s': t2 - t1}))\n"
+    )
+    started = time.perf_counter()
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    ).stdout
+    figures = json.loads(out.strip().splitlines()[-1])
+    figures["process_total_s"] = time.perf_counter() - started
+    return {k: round(v, 3) for k, v in figures.items()}
+
+
+def bench_sizes(sizes: list[int], n_queries: int) -> dict[str, Any]:
+    """Add throughput, search latency, disk size and cold open per store size."""
+    from memory.embeddings import shared_model
+    from memory.store import Memory, MemoryStore
+
+    model = shared_model()
+    model.warm()
+    rng = random.Random(42)
+    pool = sorted({sentence(rng) for _ in range(6000)})[:1500]
+    start = time.perf_counter()
+    pool_vecs = model.encode(pool)
+    out: dict[str, Any] = {
+        "pool_sentences": len(pool),
+        "pool_embed_s": round(time.perf_counter() - start, 2),
+    }
+    with tempfile.TemporaryDirectory(prefix="memgate-bench-") as tmp:
+        # One-at-a-time remember(): embedding + near-duplicate check + write, as the app does.
+        single = MemoryStore.persistent(Path(tmp) / "single", "bench")
+        texts = [f"{pool[i]} (note {i})" for i in range(100)]
+        start = time.perf_counter()
+        for text in texts:
+            single.remember(text)
+        out["remember_one_by_one_per_s"] = round(len(texts) / (time.perf_counter() - start), 1)
+        for size in sizes:
+            folder = Path(tmp) / f"n{size}"
+            store = MemoryStore.persistent(folder, "bench")
+            if size <= 1000:
+                # Small store: embed every text for real; the add time includes embedding.
+                mems = [
+                    Memory(f"m{i}", f"{sentence(rng)} (note {i})", None, "", "imported", {})
+                    for i in range(size)
+                ]
+                start = time.perf_counter()
+                store.add_records(mems)
+                mode = "real embeddings"
+            else:
+                a = np.array([rng.randrange(len(pool)) for _ in range(size)])
+                b = np.array([rng.randrange(len(pool)) for _ in range(size)])
+                vecs = pool_vecs[a] + pool_vecs[b]
+                vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+                mems = [
+                    Memory(f"m{i}", f"{pool[x]} {pool[y]} (note {i})", None, "", "imported", {})
+                    for i, (x, y) in enumerate(zip(a, b, strict=True))
+                ]
+                start = time.perf_counter()
+                store.add_records(mems, embeddings=vecs)
+                mode = "pooled embeddings"
+            add_s = time.perf_counter() - start
+            row = {
+                "mode": mode,
+                "add_s": round(add_s, 2),
+                "add_per_s": round(size / add_s, 1),
+                **_search_latency(store, n_queries),
+                "disk_mb": round(_disk_mb(folder), 1),
+            }
+            row["cold_open"] = _cold_open(folder, "bench")
+            out[str(size)] = row
+    return out
+
+
+def bench_embedding_ratio(n: int = 30) -> dict[str, Any]:
+    """Our embedding function vs Chroma's stock ONNX MiniLM fed the same two files."""
+    from chromadb.utils.embedding_functions import ONNXMiniLM_L6_V2
+
+    from memory.embeddings import TOKENIZER_PATH, MiniLMEmbeddingFunction, _model_path
+
+    rng = random.Random(3)
+    queries = [question(rng) for _ in range(n)]
+    docs = [sentence(rng) for _ in range(64)]
+    with tempfile.TemporaryDirectory() as tmp:
+        onnx_dir = Path(tmp) / "onnx"
+        onnx_dir.mkdir()
+        # Chroma checks these six files exist but reads only model.onnx and tokenizer.json.
+        (onnx_dir / "model.onnx").symlink_to(_model_path())
+        (onnx_dir / "tokenizer.json").symlink_to(TOKENIZER_PATH)
+        for name in (
+            "config.json",
+            "special_tokens_map.json",
+            "tokenizer_config.json",
+            "vocab.txt",
+        ):
+            (onnx_dir / name).write_text("{}")
+
+        class Stock(ONNXMiniLM_L6_V2):
+            DOWNLOAD_PATH = Path(tmp)
+
+        stock, ours = Stock(), MiniLMEmbeddingFunction()
+        stock(["warm"]), ours(["warm"])
+        agree = float(np.dot(np.asarray(stock([queries[0]])[0]), np.asarray(ours([queries[0]])[0])))
+
+        def per_call(fn: Any, items: list[list[str]]) -> float:
+            times = []
+            for batch in items:
+                start = time.perf_counter()
+                fn(batch)
+                times.append((time.perf_counter() - start) * 1000)
+            return statistics.median(times)
+
+        q_ours = per_call(ours, [[q] for q in queries])
+        q_stock = per_call(stock, [[q] for q in queries])
+        d_ours = per_call(ours, [docs[:32], docs[32:]])
+        d_stock = per_call(stock, [docs[:32], docs[32:]])
+    return {
+        "query_ms_ours": round(q_ours, 2),
+        "query_ms_stock": round(q_stock, 2),
+        "query_speedup": round(q_stock / q_ours, 1),
+        "batch32_ms_ours": round(d_ours, 1),
+        "batch32_ms_stock": round(d_stock, 1),
+        "batch_speedup": round(d_stock / d_ours, 1),
+        "cosine_ours_vs_stock": round(agree, 4),
+    }
+
+
+def bench_recall(quick: bool) -> dict[str, Any]:
+    """Persona recall@5, and LoCoMo recall@5/@10 when the shared data is present."""
+    from assistant.eval.recall import evaluate, load_jsonl, load_locomo
+    from memory.persona import QUESTIONS_PATH, persona
+
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        mem_path = Path(tmp) / "persona.jsonl"
+        mem_path.write_text(
+            "".join(json.dumps({"id": r["id"], "text": r["text"]}) + "\n" for r in persona())
+        )
+        rep = evaluate(load_jsonl(mem_path, QUESTIONS_PATH), 5)
+        out["persona_recall_at_5"] = rep["recall_at_k"]
+        out["persona_recall_at_5_with_cutoff"] = rep["with_cutoff"]["recall_at_k"]
+    path = EVAL_DIR / "locomo_memory.json"
+    if quick or not path.exists():
+        out["locomo"] = "skipped (quick run)" if quick else f"skipped: no {path.name}"
+        return out
+    ds = load_locomo(path)
+    for k in (5, 10):
+        rep = evaluate(ds, k)
+        out[f"locomo_conv26_recall_at_{k}"] = rep["recall_at_k"]
+        out[f"locomo_conv26_recall_at_{k}_with_cutoff"] = rep["with_cutoff"]["recall_at_k"]
+    return out
+
+
+def run(quick: bool = False) -> dict[str, Any]:
+    """Run the memory benchmark and return its figures."""
+    sizes = [1000] if quick else [1000, 10_000, 100_000]
+    return {
+        "sizes": bench_sizes(sizes, n_queries=30 if quick else 100),
+        "embedding": bench_embedding_ratio(10 if quick else 30),
+        "recall": bench_recall(quick),
+    }
+
+
+def markdown(results: dict[str, Any], plots_dir: Path | None = None) -> str:
+    """The results as a Markdown section."""
+    sizes = results["sizes"]
+    lines = [
+        "| memories | vectors | add /s | search p50 ms | search p95 ms | disk MB | "
+        "cold open + 1st query s (imports s) |",
+        "|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    for key, row in sizes.items():
+        if not key.isdigit():
+            continue
+        cold = row["cold_open"]
+        lines.append(
+            f"| {int(key):,} | {row['mode']} | {row['add_per_s']:,.0f} | {row['p50_ms']} | "
+            f"{row['p95_ms']} | {row['disk_mb']} | {cold['open_first_query_s']} "
+            f"({cold['import_s']}) |"
+        )
+    emb = results["embedding"]
+    rec = results["recall"]
+    lines += [
+        "",
+        f"remember() one at a time (embed + duplicate check + write): "
+        f"{sizes['remember_one_by_one_per_s']}/s.",
+        f"Embedding a query: ours {emb['query_ms_ours']} ms vs Chroma's stock ONNX function "
+        f"on the same files {emb['query_ms_stock']} ms (**{emb['query_speedup']}x**); "
+        f"batch of 32: {emb['batch32_ms_ours']} vs {emb['batch32_ms_stock']} ms "
+        f"({emb['batch_speedup']}x); cosine between their vectors {emb['cosine_ours_vs_stock']}.",
+        "",
+        "Recall: " + ", ".join(f"{k} {v}" for k, v in rec.items()),
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="1k memories only; no LoCoMo")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
+    args = parser.parse_args(argv)
+    results = run(args.quick)
+    print(json.dumps(results, indent=2) if args.json else markdown(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
