@@ -45,6 +45,7 @@ CSS = """
 <style>
 .stMainBlockContainer { padding-top: 2rem; }
 .st-key-examples button { min-height: 2rem; padding: 0.1rem 0.7rem; }
+.st-key-memory-list p { font-size: 0.875rem; line-height: 1.35; }
 .stChatMessage .stMarkdownBadge {
   font-size: 1.35rem !important; font-weight: 700; padding: 0.15em 0.55em;
   letter-spacing: 0.04em;
@@ -226,8 +227,8 @@ def render_compare(gated: Turn, always: Turn, assistant: Assistant) -> None:
     extra = always.usage.memory_tokens - gated.usage.memory_tokens
     delta = always.timings.total_ms - gated.timings.total_ms
     st.caption(
-        f"always-retrieve injected ~{extra:+,} memory tokens and took {delta:+,.0f} ms "
-        "compared with the gate"
+        f"always-retrieve vs gated: {extra:+,} memory tokens in the prompt, "
+        f"{delta:+,.0f} ms per turn"
     )
     render_capture(gated, assistant)
 
@@ -421,31 +422,35 @@ def reset_memories(assistant: Assistant) -> None:
 
 
 def render_memories(assistant: Assistant) -> None:
-    """The memory browser: search, add, delete, reset to the demo persona."""
+    """The memory browser: search, delete, add, reset to the demo persona."""
     store = assistant.store
     st.subheader(f"Memories ({store.count():,})", divider="gray")
-    with st.form("add-memory", clear_on_submit=True, border=False):
-        st.text_input("Add a memory", key="memory_add", placeholder="I'm allergic to peanuts")
-        st.form_submit_button("Add", icon=":material/add:", on_click=add_memory, args=(assistant,))
     query = st.text_input("Search memories", key="memory_search", placeholder="Alex")
-    if query.strip():
+    if query.strip():  # ranked by similarity, no cut-off: browsing should always show some
         shown = store.search(query, k=MEMORY_PAGE, min_similarity=-1.0)
     else:
         shown = store.list(0, MEMORY_PAGE)
-    for memory in shown:
-        text_col, button_col = st.columns([6, 1], vertical_alignment="center")
-        text_col.markdown(render_memory_line(memory)[2:])
-        button_col.button(
-            "",
-            icon=":material/delete:",
-            key=f"del-{memory.id}",
-            help="Delete this memory",
-            on_click=store.delete,
-            args=(memory.id,),
-            type="tertiary",
-        )
-    if not query.strip() and store.count() > MEMORY_PAGE:
-        st.caption(f"Newest {MEMORY_PAGE} shown; search to find the others.")
+    # A scrolling box keeps the controls below it on screen with 60+ memories.
+    with st.container(height=360, key="memory-list"):
+        for memory in shown:
+            text_col, button_col = st.columns([7, 1], vertical_alignment="center")
+            text_col.markdown(render_memory_line(memory)[2:])
+            button_col.button(
+                "",
+                icon=":material/delete:",
+                key=f"del-{memory.id}",
+                help="Delete this memory",
+                on_click=store.delete,
+                args=(memory.id,),
+                type="tertiary",
+            )
+        if not shown:
+            st.caption("No memories.")
+        elif not query.strip() and store.count() > MEMORY_PAGE:
+            st.caption(f"Newest {MEMORY_PAGE} shown; search to find the others.")
+    with st.form("add-memory", clear_on_submit=True, border=False):
+        st.text_input("Add a memory", key="memory_add", placeholder="I'm allergic to peanuts")
+        st.form_submit_button("Add", icon=":material/add:", on_click=add_memory, args=(assistant,))
     with st.popover("Reset to demo persona", icon=":material/restart_alt:"):
         st.caption("Deletes every memory, including ones you added, and loads the demo persona.")
         st.button(
