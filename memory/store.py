@@ -131,6 +131,9 @@ class _Shared:
     lexical: BM25Index
     created: dict[str, str]
     lock: threading.RLock
+    # id -> (text, stored metadata): search reads candidates from here instead of asking
+    # Chroma for documents on every query (halves the Chroma time per search).
+    records: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
     loaded: bool = False
 
 
@@ -241,6 +244,7 @@ class MemoryStore:
         # The lexical index lives in memory: rebuild it from Chroma, the source of truth.
         self._shared.lexical.clear()
         self._shared.created.clear()
+        self._shared.records.clear()
         total = self._collection.count()
         docs: list[tuple[str, str]] = []
         for offset in range(0, total, _PAGE):
@@ -251,6 +255,7 @@ class MemoryStore:
                 page["ids"], page["documents"], page["metadatas"], strict=True
             ):
                 docs.append((mid, doc or ""))
+                self._shared.records[mid] = (doc or "", dict(meta or {}))
                 self._shared.created[mid] = str((meta or {}).get(f"{_RESERVED}created_at", ""))
         self._shared.lexical.add_many(docs)
 
@@ -328,6 +333,7 @@ class MemoryStore:
                         metadatas=[merged_meta],
                     )
                     self._shared.lexical.add(mid, text)
+                    self._shared.records[mid] = (text, merged_meta)
                     return Added(id=mid, merged=True)
             mid = self._new_id()
             self._write_locked([mid], [text], vector[None, :], [user_meta], [self._now()], [source])
@@ -389,6 +395,7 @@ class MemoryStore:
         )
         self._shared.lexical.add_many(zip(ids, texts, strict=True))
         self._shared.created.update(zip(ids, created, strict=True))
+        self._shared.records.update(zip(ids, zip(texts, full, strict=True), strict=True))
 
     def update(self, id: str, text: str) -> Memory:
         """Replace a memory's text (re-embedded); raises MemoryStoreError if it is gone."""
@@ -403,6 +410,7 @@ class MemoryStore:
                 ids=[id], documents=[text], embeddings=[vector.tolist()], metadatas=[meta]
             )
             self._shared.lexical.add(id, text)
+            self._shared.records[id] = (text, meta)
             return self._to_memory(id, text, meta)
 
     def delete(self, id: str) -> bool:
@@ -414,6 +422,7 @@ class MemoryStore:
             self._collection.delete(ids=[id])
             self._shared.lexical.remove(id)
             self._shared.created.pop(id, None)
+            self._shared.records.pop(id, None)
             return True
 
     def clear(self) -> int:
@@ -424,6 +433,7 @@ class MemoryStore:
                 self._collection.delete(ids=ids[start : start + _PAGE])
             self._shared.lexical.clear()
             self._shared.created.clear()
+            self._shared.records.clear()
             return len(ids)
 
     # ---- reads --------------------------------------------------------------------
@@ -482,42 +492,38 @@ class MemoryStore:
         dense = self._collection.query(
             query_embeddings=[vector.tolist()],
             n_results=min(depth, total),
-            include=["documents", "metadatas", "distances"],
+            include=["distances"],
         )
-        cosine: dict[str, float] = {}
-        records: dict[str, tuple[str, Any]] = {}
-        for mid, doc, meta, dist in zip(
-            dense["ids"][0],
-            dense["documents"][0],
-            dense["metadatas"][0],
-            dense["distances"][0],
-            strict=True,
-        ):
-            cosine[mid] = 1.0 - float(dist)
-            records[mid] = (doc, meta)
+        cosine = {
+            mid: 1.0 - float(dist)
+            for mid, dist in zip(dense["ids"][0], dense["distances"][0], strict=True)
+        }
         lex_hits = lexical.search(query, depth)
-        missing = [mid for mid, _, _ in lex_hits if mid not in records]
+        missing = [mid for mid, _, _ in lex_hits if mid not in cosine]
         if missing:
             # Keyword-only candidates: fetch their stored vectors to score them on both halves.
-            got = self._collection.get(
-                ids=missing, include=["documents", "metadatas", "embeddings"]
-            )
+            got = self._collection.get(ids=missing, include=["embeddings"])
             if len(got["ids"]):
-                vecs = np.asarray(got["embeddings"], dtype=np.float32) @ vector
-                for mid, doc, meta, cos in zip(
-                    got["ids"], got["documents"], got["metadatas"], vecs, strict=True
-                ):
-                    cosine[mid] = float(cos)
-                    records[mid] = (doc, meta)
+                sims = np.asarray(got["embeddings"], dtype=np.float32) @ vector
+                cosine.update(zip(got["ids"], map(float, sims), strict=True))
+        records = self._shared.records
+        # A candidate deleted meanwhile by another thread is simply dropped.
+        cosine = {mid: c for mid, c in cosine.items() if mid in records}
         coverage = {mid: cov for mid, _, cov in lex_hits}
-        need = [mid for mid in records if mid not in coverage]
+        need = [mid for mid in cosine if mid not in coverage]
         coverage.update(zip(need, lexical.coverage(query, need), strict=True))
         scores = {
             mid: DENSE_WEIGHT * cosine[mid] + (1.0 - DENSE_WEIGHT) * coverage.get(mid, 0.0)
-            for mid in records
+            for mid in cosine
         }
-        best = sorted(scores, key=lambda m: (-scores[m], m))[:k]
-        return [self._to_memory(m, records[m][0], records[m][1], round(scores[m], 4)) for m in best]
+        out = []
+        for mid in sorted(scores, key=lambda m: (-scores[m], m)):
+            record = records.get(mid)
+            if record is not None:
+                out.append(self._to_memory(mid, record[0], record[1], round(scores[mid], 4)))
+            if len(out) == k:
+                break
+        return out
 
     # ---- helpers ------------------------------------------------------------------
 
