@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from assistant.capture import Capturer, CaptureResult
-from assistant.gate import Gate, GateDecision, always_gate
+from assistant.gate import Gate, GateDecision
 from assistant.llm import describe_error
 from assistant.respond import HistoryItem, Responder, TextCallback
 from memory.store import Memory, MemoryStore
@@ -205,9 +205,3 @@ class Pipeline:
         """One whole turn: respond, then capture."""
         turn = self.respond(message, history, on_text=on_text)
         return self.capture(turn) if capture else turn
-
-    def compare(self, message: str, history: Sequence[Turn] = ()) -> tuple[Turn, Turn]:
-        """The same message answered gated and always-retrieve, for the side-by-side view."""
-        gated = self.respond(message, history)
-        always = self.respond(message, history, gate=always_gate(), variant="always")
-        return gated, always

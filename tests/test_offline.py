@@ -1,0 +1,59 @@
+"""The offline responder: memories quoted, arithmetic computed, the rest honestly declined."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.arithmetic import answer_arithmetic
+from assistant.offline import NEEDS_A_MODEL, NOTHING_FOUND, OfflineResponder
+from memory.store import Memory
+
+
+def memory(text: str, similarity: float = 0.8) -> Memory:
+    return Memory(id=text[:8], text=text, similarity=similarity, created_at="", source="seeded")
+
+
+def test_retrieved_turn_quotes_the_most_relevant_memories():
+    memories = [memory(f"note {i}") for i in range(5)]
+    reply = OfflineResponder().reply("what are my notes?", memories, [], searched=True)
+    assert reply.text.startswith("From your memories:")
+    assert [line for line in reply.text.splitlines() if line.startswith("> ")] == [
+        "> note 0",
+        "> note 1",
+        "> note 2",
+    ]
+    assert reply.source == "offline" and reply.error is None
+
+
+def test_searched_but_nothing_found_says_so():
+    assert OfflineResponder().compose("when is my flight?", [], searched=True) == NOTHING_FOUND
+
+
+def test_general_question_says_a_model_is_needed_and_how():
+    text = OfflineResponder().compose("what is the capital of France?", [])
+    assert text == NEEDS_A_MODEL
+    assert "ANTHROPIC_API_KEY" in text and "ANTHROPIC_BASE_URL" in text
+
+
+def test_arithmetic_wins_over_memories_and_streams_once():
+    pieces: list[str] = []
+    reply = OfflineResponder().reply("what's 2+2?", [memory("x")], [], on_text=pieces.append)
+    assert reply.text == pieces[0] == "2+2 = 4"
+
+
+@pytest.mark.parametrize(
+    ("message", "answer"),
+    [
+        ("what's 2+2?", "2+2 = 4"),
+        ("What is 15% of 80?", "15% of 80 = 12"),
+        ("calculate (3 * 4) ^ 2", "(3 * 4) ^ 2 = 144"),
+        ("12 x 7", "12 x 7 = 84"),
+        ("what is 1,000 * 3", "1,000 * 3 = 3000"),
+        ("10 / 4", "10 / 4 = 2.5"),
+        ("1/0", "I can't compute that offline: division by zero."),
+        ("tell me a joke", None),
+        ("2024", None),
+    ],
+)
+def test_arithmetic_answers(message, answer):
+    assert answer_arithmetic(message) == answer
