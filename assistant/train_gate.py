@@ -159,7 +159,9 @@ def recall_threshold(p: np.ndarray, y: np.ndarray, target: float = TARGET_RECALL
     misses = 0
     while misses + 1 < n and recall_lower_bound(n - misses - 1, n) >= target:
         misses += 1
-    return float(min(0.5, positives[misses]))
+    # Rounded down to 4 decimals: a held-out positive sitting exactly on the threshold
+    # must not flip on float noise between batched and single encodings.
+    return float(min(0.5, math.floor(positives[misses] * 1e4) / 1e4))
 
 
 def cascade_band(p: np.ndarray, y: np.ndarray, threshold: float) -> tuple[float, float]:
