@@ -7,6 +7,7 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Iterable
+from functools import lru_cache
 
 import numpy as np
 
@@ -27,6 +28,7 @@ STOPWORDS = frozenset(
 _TOKEN = re.compile(r"[a-z0-9]+")
 
 
+@lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
     """A light English suffix stripper: enough to match plurals and -ing/-ed forms."""
     # Why not Porter: on short chat memories its aggressive rules merge unrelated words
@@ -124,6 +126,7 @@ class BM25Index:
         """Index many (id, text) pairs; tokenising happens outside the lock."""
         prepared = [(doc_id, tokenize(text)) for doc_id, text in docs]
         with self._lock:
+            self._grow(len(self._ids) + len(prepared))
             for doc_id, terms in prepared:
                 if doc_id in self._slot_of:
                     self._remove_locked(doc_id)
@@ -171,12 +174,17 @@ class BM25Index:
         slot = len(self._ids)
         self._grow(slot + 1)
         length = 0
+        all_postings, df = self._postings, self._df
+        # Inlined appends: this loop runs once per (document, term) when 100k memories
+        # are re-indexed at open, so method-call overhead shows in the cold-open time.
         for term, tf in pairs:
-            postings = self._postings.get(term)
+            postings = all_postings.get(term)
             if postings is None:
-                postings = self._postings[term] = _Postings()
-            postings.append(slot, tf)
-            self._df[term] += 1
+                postings = all_postings[term] = _Postings()
+            postings.slots.append(slot)
+            postings.tfs.append(tf)
+            postings._arrays = None
+            df[term] += 1
             length += tf
         self._ids.append(doc_id)
         self._terms.append(pairs)
