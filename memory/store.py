@@ -23,6 +23,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from chromadb.api.types import EmbeddingFunction
 
 from memory.embeddings import MiniLMEmbeddingFunction, shared_model
 from memory.lexical import BM25Index
@@ -124,6 +125,34 @@ def validate_metadata(metadata: Mapping[str, Any] | None) -> dict[str, MetadataV
     return out
 
 
+class _CallableEncoder:
+    """Adapts a Chroma-style embedding function (callable on texts) to encode()/warm()."""
+
+    def __init__(self, fn: Callable[[list[str]], Any]) -> None:
+        self._fn = fn
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        return np.asarray(self._fn(list(texts)), dtype=np.float32)
+
+    def warm(self) -> None:
+        warm = getattr(self._fn, "warm", None)
+        if callable(warm):
+            warm()
+        else:
+            self._fn(["warm up"])
+
+
+def _as_encoder(embedding: Any) -> Any:
+    # Accept a MiniLM (encode), a MiniLMEmbeddingFunction (callable), or None (shared).
+    if embedding is None:
+        return shared_model()
+    if hasattr(embedding, "encode"):
+        return embedding
+    if callable(embedding):
+        return _CallableEncoder(embedding)
+    raise MemoryStoreError("embedding must be a MiniLM-like encoder or an embedding function")
+
+
 @dataclass
 class _Shared:
     """Per-collection state shared by every store in the process that opens it."""
@@ -174,7 +203,14 @@ class MemoryStore:
             raise MemoryStoreError("user_id must be a non-empty string")
         self.user_id = user_id
         self._client = client
-        self._model = embedding if embedding is not None else shared_model()
+        self._model = _as_encoder(embedding)
+        # A Chroma embedding function given as `embedding` is also what the collection
+        # records, so a folder made with it is recognised (and a different one refused).
+        self._ef = (
+            embedding
+            if isinstance(embedding, EmbeddingFunction)
+            else MiniLMEmbeddingFunction(self._model)
+        )
         self._clock = clock
         self._min_similarity = (
             DEFAULT_MIN_SIMILARITY if min_similarity is None else float(min_similarity)
@@ -193,7 +229,7 @@ class MemoryStore:
                 shared.loaded = True
 
     def _open_collection(self) -> Any:
-        ef = MiniLMEmbeddingFunction(self._model)
+        ef = self._ef
         try:
             return self._client.get_or_create_collection(
                 self._name,
@@ -428,7 +464,8 @@ class MemoryStore:
     def clear(self) -> int:
         """Delete all of this user's memories; returns how many were deleted."""
         with self._shared.lock:
-            ids = list(self._shared.created)
+            # Ask Chroma, not the cache: on a shared server another process may have added.
+            ids = list(self._collection.get(include=[])["ids"])
             for start in range(0, len(ids), _PAGE):
                 self._collection.delete(ids=ids[start : start + _PAGE])
             self._shared.lexical.clear()
@@ -446,8 +483,8 @@ class MemoryStore:
         return self._to_memory(got["ids"][0], got["documents"][0], got["metadatas"][0])
 
     def count(self) -> int:
-        """How many memories this user has."""
-        return len(self._shared.created)
+        """How many memories this user has (asks Chroma, so server-side writes count)."""
+        return int(self._collection.count())
 
     def list(self, offset: int = 0, limit: int = 50) -> list[Memory]:
         """A page of memories, newest first."""

@@ -373,3 +373,14 @@ def test_bm25_index_add_remove_and_compaction():
     assert index.search("token250", 1) == [] and index.search("replaced", 1)[0][0] == "d250"
     top = index.search("common token260", 3)
     assert top[0][0] == "d260" and top[0][2] == pytest.approx(1.0)
+
+
+def test_embedding_can_be_an_encoder_or_a_chroma_embedding_function(tmp_path: Path):
+    from memory.embeddings import MiniLMEmbeddingFunction, shared_model
+
+    by_model = MemoryStore.persistent(tmp_path / "a", "e", embedding=shared_model())
+    by_function = MemoryStore.persistent(tmp_path / "b", "e", embedding=MiniLMEmbeddingFunction())
+    for s in (by_model, by_function):
+        s.warm()
+        mid = s.add("My bike is a green Brompton")
+        assert s.search("what bicycle do I ride?", k=1)[0].id == mid
