@@ -93,7 +93,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--yes", action="store_true", help="confirm")
     sub.add_parser("seed-demo", help="load the demo persona (loading twice changes nothing)")
 
-    p = sub.add_parser("import", help="add memories from a JSONL export (all or nothing)")
+    p = sub.add_parser(
+        "import",
+        help="add memories from a JSONL export (all or nothing)",
+        description='Each line: {"text": ...} plus optional "id", "created_at" (ISO-8601), '
+        '"source" (typed/captured/seeded/imported) and "metadata" (str/int/float/bool '
+        "values). Every line is checked first: one bad line is reported by number and "
+        "nothing is imported. Ids already in the store are skipped.",
+    )
     p.add_argument("file", type=Path, metavar="FILE.jsonl")
     p = sub.add_parser("export", help="write every memory to JSONL ('-' for stdout)")
     p.add_argument("file", metavar="FILE.jsonl")
