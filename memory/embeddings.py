@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f41157
 TOKENIZER_PATH = Path(__file__).parent / "data" / "tokenizer.json"
 MAX_TOKENS = 256
 DIMENSIONS = 384
+QUERY_CACHE_SIZE = 512  # single texts: the local gate and the search embed the same message
 
 
 class EmbeddingModelError(RuntimeError):
@@ -67,6 +69,8 @@ class MiniLM:
         self._tokenizer_path = tokenizer_path
         self._loaded: _Loaded | None = None
         self._lock = threading.Lock()
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_lock = threading.Lock()
 
     def _load(self) -> _Loaded:
         # Loading is lazy and done once: onnxruntime start-up costs ~0.3 s.
@@ -103,6 +107,26 @@ class MiniLM:
 
     def encode(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
         """Return one L2-normalised float32 vector per text."""
+        if len(texts) == 1:
+            return self._encode_one(texts[0])[None, :].copy()
+        return self._encode_batch(texts, batch_size)
+
+    def _encode_one(self, text: str) -> np.ndarray:
+        # A turn embeds its message twice (local gate, then memory search): the second
+        # time comes from this small LRU instead of another ~5 ms model run.
+        with self._cache_lock:
+            vector = self._cache.get(text)
+            if vector is not None:
+                self._cache.move_to_end(text)
+                return vector
+        vector = self._encode_batch([text], 1)[0]
+        with self._cache_lock:
+            self._cache[text] = vector
+            if len(self._cache) > QUERY_CACHE_SIZE:
+                self._cache.popitem(last=False)
+        return vector
+
+    def _encode_batch(self, texts: list[str], batch_size: int) -> np.ndarray:
         loaded = self._load()
         out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
         # Sorting by length keeps each batch's padding small.

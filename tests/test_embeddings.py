@@ -71,3 +71,13 @@ def test_registered_embedding_function_round_trips_its_config():
     assert ef.default_space() == "cosine"
     rebuilt = MiniLMEmbeddingFunction.build_from_config(ef.get_config())
     assert np.allclose(rebuilt(["hello"])[0], ef(["hello"])[0])
+
+
+def test_repeated_single_text_is_served_from_the_cache_unchanged():
+    model = MiniLM()
+    first = model.encode(["When am I meeting Alex?"])
+    first[0, :] = 0.0  # a caller scribbling on its copy must not poison the cache
+    again = model.encode(["When am I meeting Alex?"])
+    batch = model.encode(["When am I meeting Alex?", "something else"])
+    assert np.allclose(again[0], batch[0], atol=1e-5)
+    assert np.linalg.norm(again[0]) == pytest.approx(1.0, abs=1e-5)
