@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # memory.embeddings imports chromadb: only pay for it when th
     from memory.embeddings import MiniLM
 
 WEIGHTS_PATH = Path(__file__).parent / "data" / "local_gate.npz"
-FEATURE_VERSION = 2  # bump when hand_features changes: old weights then refuse to load
+FEATURE_VERSION = 3  # bump when hand_features changes: old weights then refuse to load
 
 # --- cheap text cues -------------------------------------------------------------------
 # Word lists are deliberately generic (not tuned to any evaluation set): they name the
@@ -144,6 +144,20 @@ _FIRST_NAMES = set(
     """.split()
 )
 _STOP_CAPS = {"I", "I'm", "I've", "I'd", "I'll", "OK", "Ok"}
+# "What did you suggest to me", "what you told me": the assistant's own earlier words.
+_YOU_TOLD_ME = re.compile(
+    r"\byou(?:'ve| have)? (?:\w+ )?(?:recommend|suggest|mention|told|said|gave|give|put|show|"
+    r"tell|advis|pick|propos|share)\w*\b|\b(?:recommend|suggest|mention|told|gave)\w* (?:to )?"
+    r"(?:me|i)\b",
+    re.IGNORECASE,
+)
+# "what do I like", "my favourite", "which ... I enjoy": the user's tastes and habits.
+_MY_TASTE = re.compile(
+    r"\b(?:do|did|would|should|have|am|was) i (?:\w+ )?(?:like|love|enjoy|prefer|want|usually|"
+    r"into|said|say|tell|mention)\b|\bmy (?:favou?rite|usual|taste|preference)|\bi(?:'ve| have)?"
+    r" (?:mentioned|said|told)\b|\bi(?:'d| would) (?:like|enjoy|love)\b|\bmy (?:own )?taste",
+    re.IGNORECASE,
+)
 
 FEATURE_NAMES = (
     "first_singular",
@@ -172,6 +186,10 @@ FEATURE_NAMES = (
     "question_mark",
     "date_or_time",
     "all_lowercase",
+    "lone_capitalised",
+    "capitalised_run",
+    "you_told_me",
+    "my_taste",
 )
 
 
@@ -204,6 +222,35 @@ def _name_cues(text: str) -> tuple[int, int, int, int]:
     return bare, full, possessive, mid
 
 
+def _capitalised_runs(text: str) -> tuple[int, int]:
+    """(lone capitalised words mid-sentence, runs of 2+ capitalised words).
+
+    A given name alone ("When did Noor move?") points at someone the user knows; a
+    run of capitalised words ("Amelia Earhart", "The Great Gatsby") at a famous person,
+    a character or a title.
+    """
+    starts = {m.start(1) for m in _SENTENCE_START.finditer(text)}
+    lone = runs = 0
+    run: list[int] = []
+    words = list(re.finditer(r"[A-Za-z][\w'’.-]*", text)) + [None]
+    for m in words:
+        capital = (
+            m is not None
+            and m.group(0)[0].isupper()
+            and m.group(0) not in _STOP_CAPS
+            and m.group(0).lower() not in _GREETING
+        )
+        if capital:
+            run.append(m.start())
+            continue
+        if len(run) >= 2:
+            runs += 1
+        elif len(run) == 1 and run[0] not in starts:
+            lone += 1
+        run = []
+    return lone, runs
+
+
 def hand_features(message: str) -> np.ndarray:
     """The cheap cues of one message, in FEATURE_NAMES order (small counts and flags)."""
     text = message.strip()
@@ -211,6 +258,7 @@ def hand_features(message: str) -> np.ndarray:
     n = max(len(toks), 1)
     count = lambda vocab: sum(t in vocab for t in toks)  # noqa: E731 - local helper
     bare, full, possessive, mid = _name_cues(text)
+    lone, runs = _capitalised_runs(text)
     first = count(_FIRST_SINGULAR)
     lowered = text.lower()
     about_me = bool(
@@ -247,6 +295,10 @@ def hand_features(message: str) -> np.ndarray:
             float(text.endswith("?")),
             min(dates, 2),
             float(text == text.lower() and not text.endswith("?")),
+            min(lone, 3),
+            min(runs, 3),
+            float(bool(_YOU_TOLD_ME.search(text))),
+            float(bool(_MY_TASTE.search(text))),
         ],
         dtype=np.float32,
     )

@@ -87,8 +87,43 @@ def test_held_out_quality_floor(local):
     labels = np.array([e.retrieve for e in held])
     accuracy = float(np.mean(predicted == labels))
     recall = float(predicted[labels].mean())
-    assert accuracy >= 0.92, accuracy
+    assert accuracy >= 0.94, accuracy
     assert recall >= 0.97, recall
+
+
+def _fresh_rows() -> list:
+    from assistant.train_gate import DATA_PATH
+
+    return load_examples(DATA_PATH.parent / "gate_fresh_test.jsonl")
+
+
+def test_fresh_set_is_never_trained_on():
+    # The fresh set is the honest unseen check: it must not leak into the training file.
+    fresh = _fresh_rows()
+    assert {e.split for e in fresh} == {"fresh"} and len(fresh) >= 200
+    trained = {e.message.strip().lower() for e in load_examples()}
+    assert not [e.message for e in fresh if e.message.strip().lower() in trained]
+
+
+def test_fresh_set_quality_floor(local):
+    fresh = _fresh_rows()
+    p = local.weights.probability(featurize(local.encoder(), [e.message for e in fresh]))
+    predicted = p >= local.threshold
+    labels = np.array([e.retrieve for e in fresh])
+    assert float(np.mean(predicted == labels)) >= 0.95
+    assert float(predicted[labels].mean()) >= 0.97
+
+
+def test_name_cues_tell_a_friend_from_a_famous_person():
+    names = list(FEATURE_NAMES)
+    friend = hand_features("When did Noor move to Leeds?")
+    famous = hand_features("What was Amelia Earhart's last flight?")
+    assert friend[names.index("lone_capitalised")] >= 1
+    assert friend[names.index("capitalised_run")] == 0
+    assert famous[names.index("capitalised_run")] == 1
+    told = hand_features("What movies did you recommend to me?")
+    taste = hand_features("What kind of music do I like?")
+    assert told[names.index("you_told_me")] == 1 and taste[names.index("my_taste")] == 1
 
 
 def test_training_is_reproducible(local):
