@@ -172,6 +172,32 @@ def _table(results: dict[str, Any], sources: bool) -> str:
     return "\n".join(lines)
 
 
+SET_TITLES = {
+    "external": "External set (`../shared/eval/gate_external.jsonl`, written by others)",
+    "heldout": "Own held-out split (never trained on; picks the threshold)",
+    "fresh": "Fresh unseen set (ours, written before retraining; never tuned on)",
+    "hard": "Hard / ambiguous set (null labels skipped)",
+}
+
+
+def markdown(figures: dict[str, Any], plots: Path) -> str:
+    """The `make bench` section: recall and skip rate per gate, per set and source."""
+    sets = figures["sets"]
+    parts = [
+        "Positive means *retrieve*: recall is the share of messages that needed memory and "
+        "got it, the failure that matters. Targets for the local gate on unseen messages: "
+        "accuracy >= 0.92 and recall >= 0.95. The full report, with the cascade's LLM calls "
+        "and how often the external set was looked at, is [gate-report.md](gate-report.md).",
+        "",
+    ]
+    for name, title in SET_TITLES.items():
+        if name in sets:
+            parts += [f"### {title}", "", _table(sets[name], name == "external"), ""]
+    if (plots / "gate-confusion.png").exists():
+        parts.append("![confusion matrices of the local gate](gate-confusion.png)")
+    return "\n".join(parts)
+
+
 def render(figures: dict[str, Any]) -> str:
     """The markdown report."""
     sets = figures["sets"]

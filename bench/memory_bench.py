@@ -148,8 +148,12 @@ def _search_latency(store: Any, n_queries: int, seed: int = 7) -> dict[str, floa
     queries = [question(rng) for _ in range(n_queries + 5)]
     for q in queries[:5]:  # warm caches so the figures are steady-state
         store.search(q, k=5)
+    from memory.embeddings import shared_model
+
     times = []
+    model = shared_model()
     for q in queries[5:]:
+        model.clear_cache()  # every timed search embeds its query for real
         start = time.perf_counter()
         store.search(q, k=5)
         times.append((time.perf_counter() - start) * 1000)
@@ -245,7 +249,12 @@ def bench_embedding_ratio(n: int = 30, batches: int = 2) -> dict[str, Any]:
     """Our embedding function vs Chroma's stock ONNX MiniLM fed the same two files."""
     from chromadb.utils.embedding_functions import ONNXMiniLM_L6_V2
 
-    from memory.embeddings import TOKENIZER_PATH, MiniLMEmbeddingFunction, _model_path
+    from memory.embeddings import (
+        TOKENIZER_PATH,
+        MiniLMEmbeddingFunction,
+        _model_path,
+        shared_model,
+    )
 
     rng = random.Random(3)
     queries = [question(rng) for _ in range(n)]
@@ -274,6 +283,7 @@ def bench_embedding_ratio(n: int = 30, batches: int = 2) -> dict[str, Any]:
         def per_call(fn: Any, items: list[list[str]]) -> float:
             times = []
             for batch in items:
+                shared_model().clear_cache()
                 start = time.perf_counter()
                 fn(batch)
                 times.append((time.perf_counter() - start) * 1000)
@@ -295,6 +305,46 @@ def bench_embedding_ratio(n: int = 30, batches: int = 2) -> dict[str, Any]:
     }
 
 
+def bench_server_vs_embedded(n: int, n_queries: int) -> dict[str, Any]:
+    """The same searches on an embedded PersistentClient and on a local `chroma run` server."""
+    from memory.embeddings import shared_model
+    from memory.server import ChromaServer, chroma_executable
+    from memory.store import Memory, MemoryStore
+
+    if not chroma_executable().exists():
+        return {"skipped": "the chroma executable is not installed"}
+    model = shared_model()
+    rng = random.Random(11)
+    mems = [
+        Memory(f"m{i}", f"{sentence(rng)} (note {i})", None, "", "imported", {}) for i in range(n)
+    ]
+    vecs = model.encode([m.text for m in mems])
+    queries = [question(rng) for _ in range(n_queries)]
+    with tempfile.TemporaryDirectory() as tmp, ChromaServer(Path(tmp) / "server") as server:
+        embedded = MemoryStore.persistent(Path(tmp) / "embedded", "bench")
+        remote = MemoryStore.http(server.host, server.port, "bench")
+        times: dict[str, list[float]] = {"embedded": [], "server": []}
+        for store in (embedded, remote):
+            store.add_records(mems, embeddings=vecs)
+            store.search(queries[0], k=5)  # warm
+        for q in queries:  # interleaved, so machine noise hits both alike
+            for name, store in (("embedded", embedded), ("server", remote)):
+                model.clear_cache()
+                start = time.perf_counter()
+                store.search(q, k=5)
+                times[name].append((time.perf_counter() - start) * 1000)
+    p50 = {name: statistics.median(values) for name, values in times.items()}
+    return {
+        "memories": n,
+        "queries": n_queries,
+        "embedded_p50_ms": round(p50["embedded"], 2),
+        "server_p50_ms": round(p50["server"], 2),
+        "embedded_p95_ms": round(_pct(times["embedded"], 0.95), 2),
+        "server_p95_ms": round(_pct(times["server"], 0.95), 2),
+        "ratio_server_over_embedded": round(p50["server"] / p50["embedded"], 2),
+    }
+
+
 def bench_recall(quick: bool) -> dict[str, Any]:
     """Persona recall@5, and LoCoMo recall@5/@10 when the shared data is present."""
     from assistant.eval.recall import evaluate, load_jsonl, load_locomo
@@ -313,11 +363,14 @@ def bench_recall(quick: bool) -> dict[str, Any]:
     if quick or not path.exists():
         out["locomo"] = "skipped (quick run)" if quick else f"skipped: no {path.name}"
         return out
-    ds = load_locomo(path)
-    for k in (5, 10):
-        rep = evaluate(ds, k)
-        out[f"locomo_conv26_recall_at_{k}"] = rep["recall_at_k"]
-        out[f"locomo_conv26_recall_at_{k}_with_cutoff"] = rep["with_cutoff"]["recall_at_k"]
+    for name, file in (("conv26", path), ("all10", EVAL_DIR / "locomo10_memory.json")):
+        if not file.exists():
+            continue
+        ds = load_locomo(file)
+        for k in (5, 10):
+            rep = evaluate(ds, k)
+            out[f"locomo_{name}_recall_at_{k}"] = rep["recall_at_k"]
+            out[f"locomo_{name}_recall_at_{k}_with_cutoff"] = rep["with_cutoff"]["recall_at_k"]
     return out
 
 
@@ -330,6 +383,7 @@ def run(quick: bool = False) -> dict[str, Any]:
             sizes, n_queries=30 if quick else 100, real_up_to=0 if quick else 1000
         ),
         "embedding": bench_embedding_ratio(10 if quick else 30, 1 if quick else 2),
+        "server": bench_server_vs_embedded(300 if quick else 1000, 30 if quick else 100),
         "recall": bench_recall(quick),
     }
 
@@ -361,10 +415,58 @@ def markdown(results: dict[str, Any], plots_dir: Path | None = None) -> str:
         f"on the same files {emb['query_ms_stock']} ms (**{emb['query_speedup']}x**); "
         f"batch of 32: {emb['batch32_ms_ours']} vs {emb['batch32_ms_stock']} ms "
         f"({emb['batch_speedup']}x); cosine between their vectors {emb['cosine_ours_vs_stock']}.",
-        "",
-        "Recall: " + ", ".join(f"{k} {v}" for k, v in rec.items()),
+        f"Embedding throughput (batches of 32): {32 / emb['batch32_ms_ours'] * 1000:,.0f} texts/s.",
     ]
+    server = results.get("server", {})
+    if "ratio_server_over_embedded" in server:
+        lines += [
+            "",
+            f"Embedded PersistentClient vs a local `chroma run` server, the same "
+            f"{server['queries']} searches over {server['memories']:,} memories, interleaved: "
+            f"p50 {server['embedded_p50_ms']} ms vs {server['server_p50_ms']} ms "
+            f"(server / embedded = **{server['ratio_server_over_embedded']}x**; p95 "
+            f"{server['embedded_p95_ms']} vs {server['server_p95_ms']} ms).",
+        ]
+    elif server:
+        lines += ["", f"Server comparison: {server.get('skipped')}"]
+    lines += [
+        "",
+        "| recall set | k | recall | with the relevance cut-off |",
+        "|---|---:|---:|---:|",
+    ]
+    for key, value in rec.items():
+        if key.endswith("_with_cutoff") or not isinstance(value, float):
+            continue
+        name, _, k = key.rpartition("_at_")
+        lines.append(f"| {name} | {k} | {value:.3f} | {rec.get(key + '_with_cutoff', '-')} |")
+    skipped = [f"{k}: {v}" for k, v in rec.items() if isinstance(v, str)]
+    if skipped:
+        lines += ["", "Not measured: " + "; ".join(skipped)]
+    if plots_dir is not None:
+        _plot_sizes(sizes, Path(plots_dir) / "memory-search.png")
+        lines += ["", "![search latency vs memory count](memory-search.png)"]
     return "\n".join(lines)
+
+
+def _plot_sizes(sizes: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    counts = sorted(int(k) for k in sizes if k.isdigit())
+    fig, ax = plt.subplots(figsize=(6, 3))
+    for stat, style in (("p50_ms", "o-"), ("p95_ms", "s--")):
+        ax.plot(counts, [sizes[str(c)][stat] for c in counts], style, label=stat[:3])
+    ax.set_xscale("log")
+    ax.set_xlabel("memories in the store")
+    ax.set_ylabel("search ms")
+    ax.set_title("Hybrid memory search latency (mem0 publishes p50 148 ms)")
+    ax.set_ylim(bottom=0)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import chromadb
@@ -292,35 +291,7 @@ def test_folder_made_with_another_embedding_function_is_refused_and_kept(tmp_pat
     assert again.count() == 1
 
 
-# ---- concurrency and persistence -----------------------------------------------------------
-
-
-def test_eight_threads_writing_and_searching_at_once(store: MemoryStore):
-    errors: list[BaseException] = []
-    added: list[str] = []
-    lock = threading.Lock()
-
-    def work(n: int) -> None:
-        try:
-            for i in range(5):
-                mid = store.add(
-                    f"Thread {n} fact {i}: the {['red', 'green', 'blue', 'gold', 'teal'][i]} "
-                    f"kite number {n * 10 + i} flew over hill {n}"
-                )
-                with lock:
-                    added.append(mid)
-                store.search(f"kite {n * 10 + i}", k=3, min_similarity=-1)
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
-    assert store.count() == len(set(added))
-    assert len(store._shared.lexical) == store.count() == store.collection.count()
+# ---- persistence (concurrency: see test_durability.py) ------------------------------------
 
 
 _CHILD = """

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,63 +12,20 @@ import pytest
 from assistant.config import Settings
 from memory import store as store_module
 from memory.persona import seed_demo
+from memory.server import ChromaServer, chroma_executable
 from memory.store import MemoryStore
 
 pytestmark = pytest.mark.server
-
-CHROMA = Path(sys.executable).with_name("chroma")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int, Path]]:
     """A Chroma server on a free loopback port, stopped after the module."""
-    if not CHROMA.exists():
+    if not chroma_executable().exists():
         pytest.skip(f"the chroma executable is not installed next to {sys.executable}")
     data = tmp_path_factory.mktemp("chroma-server")
-    port = _free_port()
-    log = (data / "server.log").open("wb")
-    proc = subprocess.Popen(
-        [
-            str(CHROMA),
-            "run",
-            "--path",
-            str(data / "db"),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                url = f"http://127.0.0.1:{port}/api/v2/heartbeat"
-                with urllib.request.urlopen(url, timeout=1) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                log.flush()
-                pytest.fail(f"chroma server did not start:\n{(data / 'server.log').read_text()}")
-            time.sleep(0.2)
-        yield "127.0.0.1", port, data
-    finally:
-        proc.terminate()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=10)
-        if proc.poll() is None:
-            proc.kill()
-        log.close()
+    with ChromaServer(data) as running:
+        yield running.host, running.port, data
 
 
 def test_store_works_against_the_server(server):
