@@ -219,7 +219,15 @@ def markdown(results: dict[str, Any], plots: Path) -> str:
             f"| {row['overhead']['p50_ms']:.2f} | {row['overhead']['p95_ms']:.2f} |"
         )
     ratio = results["per_turn"]["ratio_overhead_p50_gated_over_always"]
-    lines += ["", f"Overhead ratio gated / always (p50, same run): **{ratio:.2f}**.", ""]
+    lines += [
+        "",
+        f"Overhead ratio gated / always (p50, same run): **{ratio:.2f}**. With a local "
+        "store the local gate costs about what the search it skips costs (one MiniLM call "
+        "each), so the win here is in what reaches the model: no memory tokens on turns "
+        "that don't need them, and half the searches. Against a remote memory service "
+        "(mem0 publishes search p50 148 ms) each skipped search saves that much time.",
+        "",
+    ]
     fig, ax = plt.subplots(figsize=(6, 3))
     ax.bar(
         names,
