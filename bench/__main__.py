@@ -79,12 +79,12 @@ def _run_section(module_name: str, quick: bool) -> dict[str, Any]:
     return results
 
 
-def _section_markdown(title: str, module_name: str, results: dict[str, Any]) -> str:
+def _section_markdown(title: str, module_name: str, results: dict[str, Any], plots: Path) -> str:
     module = importlib.import_module(module_name)
     if "error" in results:
         return f"# {title}\n\nNot measured in this run: `{results['error']}`\n"
     if hasattr(module, "markdown"):
-        body = module.markdown(results, DOCS)
+        body = module.markdown(results, plots)
     elif "cold_start_s" in results:
         samples = ", ".join(f"{s:.1f}" for s in results["samples_s"])
         body = (
@@ -103,11 +103,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer repetitions; under 1 min")
     parser.add_argument("--only", nargs="*", help="module names to run (default: all)")
-    parser.add_argument("--out", type=Path, default=DOCS / "benchmarks.md")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="report path; plots go beside it (default docs/benchmarks.md, "
+        "or docs/quick/benchmarks.md with --quick so a quick run never clobbers the full one)",
+    )
     args = parser.parse_args(argv)
     from tqdm import tqdm
 
-    DOCS.mkdir(exist_ok=True)
+    out: Path = args.out or (
+        DOCS / "quick" / "benchmarks.md" if args.quick else DOCS / "benchmarks.md"
+    )
+    out.parent.mkdir(parents=True, exist_ok=True)
     sections = [s for s in SECTIONS if not args.only or s[1].split(".")[-1] in args.only]
     all_results: dict[str, Any] = {"machine": machine(), "quick": args.quick}
     parts: list[str] = []
@@ -121,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
                 results = {"error": f"{type(exc).__name__}: {exc}"}
                 tqdm.write(f"{module_name} failed: {results['error']}")
             all_results[module_name] = results
-            parts.append(_section_markdown(title, module_name, results))
+            parts.append(_section_markdown(title, module_name, results, out.parent))
     m = all_results["machine"]
     header = [
         "# Benchmarks",
@@ -137,9 +146,9 @@ def main(argv: list[str] | None = None) -> int:
         "- " + ", ".join(f"{k} {v}" for k, v in m["packages"].items()),
         "",
     ]
-    args.out.write_text("\n".join(header) + "\n" + "\n".join(parts))
-    args.out.with_suffix(".json").write_text(json.dumps(all_results, indent=2, default=str))
-    print(f"wrote {args.out} in {time.perf_counter() - started:.0f} s")
+    out.write_text("\n".join(header) + "\n" + "\n".join(parts))
+    out.with_suffix(".json").write_text(json.dumps(all_results, indent=2, default=str))
+    print(f"wrote {out} in {time.perf_counter() - started:.0f} s")
     return 0 if all("error" not in all_results[s[1]] for s in sections) else 1
 
 

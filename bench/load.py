@@ -51,7 +51,8 @@ def run(sessions: int = 8, seconds: float = 10.0, max_turns: int = 100_000) -> L
             history: list = []
             i = n  # each session starts at a different point of the conversation
             while time.perf_counter() < deadline and budget.acquire(blocking=False):
-                message = CONVERSATION[i % len(CONVERSATION)][0]
+                # A tag makes every message new, so no turn is served from the embedding cache.
+                message = f"{CONVERSATION[i % len(CONVERSATION)][0]} [s{n} t{i}]"
                 started = time.perf_counter()
                 try:
                     turn = assistant.pipeline.run(message, history[-8:], capture=False)
