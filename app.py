@@ -5,7 +5,7 @@ Run with `streamlit run app.py`. Settings come from the environment (see README)
 
 from __future__ import annotations
 
-import contextlib
+import logging
 import re
 import time
 from collections.abc import Callable
@@ -110,11 +110,13 @@ def get_assistant() -> Assistant:
     # weights and its first inference, and the store's first search. A broken gate must not
     # take the whole page down: the turn that uses it shows the error instead.
     local = getattr(assistant.pipeline.gate, "local", assistant.pipeline.gate)
-    with contextlib.suppress(Exception):
-        local.warm()
-        local.probability("When is my dentist appointment?")
-    with contextlib.suppress(Exception):
+    try:
+        if hasattr(local, "warm"):
+            local.warm()
+            local.probability("When is my dentist appointment?")
         assistant.store.search("dentist appointment", k=1)
+    except Exception:  # noqa: BLE001 - logged; the first turn will show the same error
+        logging.getLogger(__name__).warning("warm-up failed", exc_info=True)
     return assistant
 
 
