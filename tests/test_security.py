@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import json
 import logging
 import re
 from pathlib import Path
@@ -67,14 +66,16 @@ def test_key_never_in_turns_logs_or_exceptions(fake_api, tmp_path, caplog, statu
 
 
 def test_key_never_in_exported_memories(tmp_path, monkeypatch):
+    from memory.__main__ import main as memory_cli
+
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
-    store = MemoryStore.persistent(tmp_path / "mem", "sec")
-    store.add("My passport number ends in 4821.")
-    exported = tmp_path / "export.jsonl"
-    with exported.open("w") as fh:
-        for memory in store.export():
-            fh.write(json.dumps(memory.__dict__, default=str) + "\n")
-    assert KEY not in exported.read_text()
+    folder, exported = tmp_path / "mem", tmp_path / "export.jsonl"
+    assert memory_cli(["--dir", str(folder), "--user", "sec", "seed-demo"]) == 0
+    assert memory_cli(["--dir", str(folder), "--user", "sec", "add", "My PIN hint is blue."]) == 0
+    assert memory_cli(["--dir", str(folder), "--user", "sec", "export", str(exported)]) == 0
+    text = exported.read_text()
+    assert "My PIN hint is blue." in text and len(text.splitlines()) == 61
+    assert KEY not in text
 
 
 def test_no_user_content_through_unsafe_allow_html():
