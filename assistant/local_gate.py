@@ -159,6 +159,34 @@ _MY_TASTE = re.compile(
     re.IGNORECASE,
 )
 
+# An explicit reference to earlier chats or to the user's own stored facts ("did you
+# recommend", "what did I tell you", "do I like", "remind me what") always retrieves,
+# whatever the classifier says: it is the clearest memory signal there is, a false alarm
+# costs one ~10 ms search, and the classifier's blind spots are other authors' phrasings.
+_EXPLICIT_MEMORY = re.compile(
+    r"\b(?:do|did|can|could) you (?:still )?(?:remember|recall)\b"
+    r"|\bremind me (?:what|which|who|when|where|how|of|about|again)\b"
+    r"|\b(?:i|we) (?:told|mentioned|said|talked about|discussed)\b"
+    r"|\b(?:did|have) i (?:ever )?(?:tell|told|mention|say|share)\b"
+    r"|\byou (?:recommended|suggested|told me|mentioned|said)\b"
+    r"|\bdid you (?:recommend|suggest|tell me|mention|say)\b"
+    r"|\b(?:recommended|suggested) (?:to )?me\b"
+    r"|\blast time (?:we|i|you)\b"
+    r"|\bdo i (?:like|love|enjoy|prefer|usually|normally|always)\b",
+    re.IGNORECASE,
+)
+# "What's my ..." asks for a stored fact, unless the message carries the numbers itself
+# ("I'm 170 cm and 68 kg, what's my BMI?").
+_ASKS_MY = re.compile(r"\bwhat(?:'s|’s| is| was| are| were) my\b", re.IGNORECASE)
+
+
+def explicit_memory_reference(message: str) -> bool:
+    """True when the message plainly asks about earlier chats or the user's stored facts."""
+    if _EXPLICIT_MEMORY.search(message):
+        return True
+    return bool(_ASKS_MY.search(message)) and not re.search(r"\d", message)
+
+
 FEATURE_NAMES = (
     "first_singular",
     "first_plural",
@@ -490,9 +518,18 @@ class LocalGate:
         _ = self.weights
         self.encoder().warm()
 
+    def probabilities(self, messages: list[str]) -> np.ndarray:
+        """The classifier's P(retrieve) for many messages (one batched embedding call)."""
+        return self.weights.probability(featurize(self.encoder(), messages))
+
+    def retrieves(self, messages: list[str]) -> np.ndarray:
+        """The gate's decisions for many messages: the classifier or an explicit reference."""
+        explicit = [explicit_memory_reference(unwrap(bounded(m)[0])) for m in messages]
+        return (self.probabilities(messages) >= self.threshold) | np.array(explicit, dtype=bool)
+
     def probability(self, message: str) -> float:
-        """P(retrieve) for one message (no timing, no decision)."""
-        return float(self.weights.probability(featurize(self.encoder(), [message]))[0])
+        """The classifier's P(retrieve) for one message (no timing, no decision)."""
+        return float(self.probabilities([message])[0])
 
     def decide(self, message: str) -> GateDecision:
         """Classify one message; the reason names the strongest cue and the probability."""
@@ -501,11 +538,15 @@ class LocalGate:
         started = self._clock()
         text, truncated = bounded(message)
         p = self.probability(text)
-        retrieve = p >= self.threshold
+        explicit = explicit_memory_reference(unwrap(text))
+        retrieve = explicit or p >= self.threshold
+        reason = _reason(text, retrieve, p)
+        if explicit and p < self.threshold:  # say so: the classifier alone would have skipped
+            reason = f"asks about earlier chats or your facts (rule), p={p:.2f}"
         return GateDecision(
             retrieve=retrieve,
             query=memory_query(text) if retrieve else "",
-            reason=_reason(text, retrieve, p),
+            reason=reason,
             method=Method.LOCAL,
             gate=self.name,
             elapsed_ms=(self._clock() - started) * 1000.0,
@@ -550,7 +591,8 @@ class CascadeGate:
         local = self.local.decide(message)
         low, high = self.band
         p = local.confidence if local.confidence is not None else 0.5
-        if low <= p < high:
+        # An explicit memory reference already retrieves: nothing for the LLM to settle.
+        if low <= p < high and not explicit_memory_reference(unwrap(bounded(message)[0])):
             self.llm_calls += 1
             asked = self.llm.decide(message)
             return replace(

@@ -5,7 +5,7 @@
 
 Logistic regression with an L2 penalty, fitted by Newton's method (deterministic: no
 random initialisation, no sampling) on the train split. The penalty, the decision
-threshold (held-out recall >= 0.97) and the cascade's unsure band are chosen on the
+threshold (held-out recall >= 0.98) and the cascade's unsure band are chosen on the
 held-out split, which is never fitted on. The fresh split
 (`assistant/data/gate_fresh_test.jsonl`) is read by neither: it is the unseen check.
 """
@@ -34,7 +34,10 @@ L2_GRID = (1.0, 3.0, 10.0, 30.0, 100.0)
 # one strong, human-readable signal, and shrinking it as hard as a single embedding
 # coordinate wastes it. Cross-validation picks the ratio.
 CUE_RATIOS = (1.0, 0.1)
-TARGET_RECALL = 0.97
+# The issue asks for >= 0.97 on the held-out split. Unseen messages lose 1 to 2.5 points of
+# recall against it (docs/gate-report.md), so we aim a point higher: a miss loses a memory,
+# a false alarm costs one ~10 ms search.
+TARGET_RECALL = 0.98
 BAND_LOGITS = 2.0  # how far below the threshold (in log-odds) the cascade still asks
 
 

@@ -28,7 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "assistant" / "data" / "gate_train.jsonl"
 SEED = 20241129
 HELDOUT_SHARE = 5  # one template in five
-FRESH = ROOT / "assistant" / "data" / "gate_fresh_test.jsonl"
+# The unseen test sets: training rows too close to any of them are dropped.
+FRESH = sorted((ROOT / "assistant" / "data").glob("gate_fresh*_test.jsonl"))
 NEAR_DUPLICATE = 0.88  # cosine at or above which a generated row counts as a copy
 
 # --- people -------------------------------------------------------------------------------
@@ -1108,7 +1109,7 @@ def list_rows() -> list[dict]:
 
 
 def decontaminate(rows: list[dict], threshold: float = NEAR_DUPLICATE) -> list[dict]:
-    """Drop rows that are near-duplicates (MiniLM cosine) of a fresh-test message.
+    """Drop rows that are near-duplicates (MiniLM cosine) of a message of a fresh test set.
 
     The fresh set is only ever used here to REMOVE training rows, so that it stays a
     test of messages unlike anything trained on.
@@ -1116,7 +1117,12 @@ def decontaminate(rows: list[dict], threshold: float = NEAR_DUPLICATE) -> list[d
     sys.path.insert(0, str(ROOT))
     from memory.embeddings import shared_model
 
-    fresh = [json.loads(line)["message"] for line in FRESH.read_text("utf-8").splitlines()]
+    fresh = [
+        json.loads(line)["message"]
+        for path in FRESH
+        for line in path.read_text("utf-8").splitlines()
+        if line.strip()
+    ]
     model = shared_model()
     similarity = model.encode([r["message"] for r in rows]) @ model.encode(fresh).T
     return [r for r, s in zip(rows, similarity.max(axis=1), strict=True) if s < threshold]

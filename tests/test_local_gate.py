@@ -15,7 +15,7 @@ from assistant.local_gate import (
     GateWeights,
     LocalGate,
     build_gate,
-    featurize,
+    explicit_memory_reference,
     hand_features,
     memory_query,
 )
@@ -82,36 +82,85 @@ def test_shipped_weights_match_shipped_data():
 
 def test_held_out_quality_floor(local):
     held = [e for e in load_examples() if e.split == "heldout"]
-    p = local.weights.probability(featurize(local.encoder(), [e.message for e in held]))
-    predicted = p >= local.threshold
+    predicted = local.retrieves([e.message for e in held])
     labels = np.array([e.retrieve for e in held])
     accuracy = float(np.mean(predicted == labels))
     recall = float(predicted[labels].mean())
-    assert accuracy >= 0.94, accuracy
-    assert recall >= 0.97, recall
+    assert accuracy >= 0.92, accuracy
+    assert recall >= 0.98, recall
 
 
-def _fresh_rows() -> list:
+# Unseen test sets, never trained or tuned on: (file, split name, accuracy and recall floor).
+# The second and third were written by other authors than the training data; their floors
+# sit a little under the measured figures (docs/gate-report.md), to catch regressions.
+FRESH_SETS = [
+    ("gate_fresh_test.jsonl", "fresh", 0.96, 0.98),
+    ("gate_fresh2_test.jsonl", "fresh2", 0.93, 0.95),
+    ("gate_fresh3_test.jsonl", "fresh3", 0.94, 0.95),
+]
+
+
+def _fresh_rows(name: str) -> list:
     from assistant.train_gate import DATA_PATH
 
-    return load_examples(DATA_PATH.parent / "gate_fresh_test.jsonl")
+    return load_examples(DATA_PATH.parent / name)
 
 
-def test_fresh_set_is_never_trained_on():
-    # The fresh set is the honest unseen check: it must not leak into the training file.
-    fresh = _fresh_rows()
-    assert {e.split for e in fresh} == {"fresh"} and len(fresh) >= 200
+@pytest.mark.parametrize(("name", "split", "accuracy", "recall"), FRESH_SETS)
+def test_fresh_sets_are_never_trained_on(name, split, accuracy, recall):
+    # The fresh sets are the honest unseen checks: they must not leak into the training file.
+    fresh = _fresh_rows(name)
+    assert {e.split for e in fresh} == {split} and len(fresh) >= 200
     trained = {e.message.strip().lower() for e in load_examples()}
     assert not [e.message for e in fresh if e.message.strip().lower() in trained]
 
 
-def test_fresh_set_quality_floor(local):
-    fresh = _fresh_rows()
-    p = local.weights.probability(featurize(local.encoder(), [e.message for e in fresh]))
-    predicted = p >= local.threshold
+@pytest.mark.parametrize(("name", "split", "accuracy", "recall"), FRESH_SETS)
+def test_fresh_set_quality_floor(local, name, split, accuracy, recall):
+    fresh = _fresh_rows(name)
+    predicted = local.retrieves([e.message for e in fresh])
     labels = np.array([e.retrieve for e in fresh])
-    assert float(np.mean(predicted == labels)) >= 0.97
-    assert float(predicted[labels].mean()) >= 0.97
+    assert float(np.mean(predicted == labels)) >= accuracy
+    assert float(predicted[labels].mean()) >= recall
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "What painters did you recommend to me?",
+        "Do you remember what I said about my knee?",
+        "remind me what the vet said",
+        "What kind of music do I like?",
+        "Which podcast did you suggest last week?",
+        "what's my sister's new address",
+    ],
+)
+def test_explicit_memory_references_always_retrieve(local, message):
+    # Even where the classifier is unsure, a plain question about earlier chats retrieves.
+    assert explicit_memory_reference(message)
+    decision = local.decide(message)
+    assert decision.retrieve is True and decision.query
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I'm 170 cm and 68 kg, what's my BMI?",
+        "remind me to buy milk",
+        "Do you like jazz?",
+        "What did Einstein say about God?",
+    ],
+)
+def test_explicit_rule_leaves_self_contained_messages_alone(message):
+    assert not explicit_memory_reference(message)
+
+
+def test_rule_decisions_say_they_came_from_the_rule(local):
+    decisions = [local.decide(m) for m in ("what did I say about it?", "do i like olives")]
+    for decision in decisions:
+        assert decision.retrieve
+        if decision.confidence < local.threshold:
+            assert "(rule)" in decision.reason
 
 
 def test_name_cues_tell_a_friend_from_a_famous_person():
@@ -194,6 +243,15 @@ def test_cascade_band_never_or_always(local, fake_api, sdk_client):
     assert len(fake_api.requests) == 0
     always.decide("what's 2+2")
     assert len(fake_api.requests) == 1
+
+
+def test_cascade_does_not_ask_about_explicit_memory_references(local, fake_api, sdk_client):
+    # The rule already retrieves: an LLM call could only add latency.
+    fake_api.responder = lambda _req: Reply(text=ALEX_JSON)
+    cascade = CascadeGate(local, LlmGate(sdk_client, "m"), low=0.0, high=1.01)
+    decision = cascade.decide("What painters did you recommend to me?")
+    assert decision.retrieve and decision.method is Method.LOCAL
+    assert fake_api.requests == []
 
 
 def test_cascade_fails_open_when_the_llm_errors(local, fake_api, sdk_client):
