@@ -1,9 +1,10 @@
 """The local gate: a small classifier over MiniLM embeddings and cheap text cues.
 
 It makes the same narrow decision as the LLM gate (does this message need the user's
-memory?) in a few milliseconds, with no network and no key. `CascadeGate` runs it first
-and asks the LLM only when the local probability falls in an unsure band. `build_gate`
-turns a gate mode from the settings into a gate.
+memory?) in a few milliseconds, with no network and no key. A plain reference to earlier
+chats ("what did you recommend me?") retrieves whatever the classifier says.
+`CascadeGate` runs it first and asks the LLM only when the local probability falls in an
+unsure band. `build_gate` turns a gate mode from the settings into a gate.
 
 The weights are trained by `python -m assistant.train_gate` on the project's own data
 (`assistant/data/gate_train.jsonl`) and ship as `assistant/data/local_gate.npz`.
