@@ -164,21 +164,22 @@ _MY_TASTE = re.compile(
 # recommend", "what did I tell you", "do I like", "remind me what") always retrieves,
 # whatever the classifier says: it is the clearest memory signal there is, a false alarm
 # costs one ~10 ms search, and the classifier's blind spots are other authors' phrasings.
+_YOU = r"(?:you|u|ya)"  # people type "did u say" as often as "did you say"
 _EXPLICIT_MEMORY = re.compile(
-    r"\b(?:do|did|can|could) you (?:still )?(?:remember|recall)\b"
+    rf"\b(?:do|did|can|could) {_YOU} (?:still )?(?:remember|recall)\b"
     r"|\bremind me (?:what|which|who|when|where|how|of|about|again)\b"
     r"|\b(?:i|we) (?:told|mentioned|said|talked about|discussed)\b"
     r"|\b(?:did|have) i (?:ever )?(?:tell|told|mention|say|share)\b"
-    r"|\byou (?:recommended|suggested|told me|mentioned|said)\b"
-    r"|\bdid you (?:recommend|suggest|tell me|mention|say)\b"
+    rf"|\b{_YOU} (?:recommended|suggested|told me|mentioned|said)\b"
+    rf"|\bdid {_YOU} (?:recommend|suggest|tell me|mention|say)\b"
     r"|\b(?:recommended|suggested) (?:to )?me\b"
-    r"|\blast time (?:we|i|you)\b"
+    rf"|\blast time (?:we|i|{_YOU})\b"
     r"|\bdo i (?:like|love|enjoy|prefer|usually|normally|always)\b",
     re.IGNORECASE,
 )
 # "What's my ..." asks for a stored fact, unless the message carries the numbers itself
 # ("I'm 170 cm and 68 kg, what's my BMI?").
-_ASKS_MY = re.compile(r"\bwhat(?:'s|’s| is| was| are| were) my\b", re.IGNORECASE)
+_ASKS_MY = re.compile(r"\bwhat(?:'s|’s|s| is| was| are| were) my\b", re.IGNORECASE)
 
 
 def explicit_memory_reference(message: str) -> bool:

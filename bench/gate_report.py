@@ -374,7 +374,8 @@ the real LLM.
 ## 8. Where it falls short (read this before quoting the numbers)
 
 - **Targets.** The issue asks for accuracy >= 0.92 and recall >= 0.95 on messages the
-  gate was not trained on. In table 1, the fourth version meets both. Earlier versions
+  gate was not trained on. In table 1, the fourth version meets both, recall with almost
+  no margin (table 5 shows how many of its hits came from the rule). Earlier versions
   on the same set, as accuracy / recall:
   - first version: 0.908 / 0.857;
   - second: 0.917 / 0.897;
@@ -409,10 +410,26 @@ Rules kept throughout: never trained on, never copied, individual misses never r
     data and for the new data without it. The feature had lifted our own sets (fresh2
     0.939 -> 0.975) but cut MemoryBank recall (0.88 -> 0.79 on the old data), so it was
     dropped. That is a choice made on this set.
-  - The 0.98 recall target and the rule were chosen on our own sets.
-  - The final version was then scored once (0.942 / 0.953) and once more by this report.
+  - The 0.98 recall target and the rule were chosen on our own sets. The result was
+    scored once: 0.942 / 0.953.
+  - Then we found 10 training messages identical to messages of the external or hard
+    set:
+    - five short small-talk phrases that both sides wrote independently ("good
+      evening", "you're funny");
+    - one MemoryBank question, "What painters did you recommend to me?". The eval
+      README quotes it as an example, and it had gone into a template list;
+    - four PersonalityChat phrasings of the hard set ("Do you know my name?", "Who am
+      I?", "Where should I go on vacation?", "Should I get a new job?"). SOURCES.md
+      quotes them to describe the groups it excluded, and we had used them as examples
+      in a prompt for writing data.
 
-  About 21 scorings in all. So these figures are less optimistic than our own sets, but
+    Every training row within cosine 0.88 of any external message is now dropped by
+    `bench/make_gate_data.py` (15 hand-written rows and about 20 template rows). We
+    retrained, and `make bench` scored 0.940 / 0.950.
+  - The rule then learned the spellings "did u say" and "whats my", after we read the
+    misses on fresh2 and fresh3 (our own sets). Then this report.
+
+  About 24 scorings in all. So these figures are less optimistic than our own sets, but
   this is not a pristine test set either.
 
 ## Reproduce

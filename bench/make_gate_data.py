@@ -1,10 +1,13 @@
 # ruff: noqa: E501  (templates read best one per line)
 """Write the template-expanded part of the local gate's training data, reproducibly.
 
-    python bench/make_gate_data.py        # rewrites the origin=template rows of gate_train.jsonl
+    python bench/make_gate_data.py [--eval-dir ../shared/eval]
+                                          # rewrites the origin=template rows of gate_train.jsonl
 
-The hand-written rows of `assistant/data/gate_train.jsonl` are kept as they are; this
-script drops the rows it wrote before (`"origin": "template"`) and appends new ones.
+The hand-written rows of `assistant/data/gate_train.jsonl` are kept; this script drops
+the rows it wrote before (`"origin": "template"`) and appends new ones. Any row, hand-
+written or generated, within MiniLM cosine 0.88 of a message of our fresh test sets or of
+the external gate sets (when `--eval-dir` has them) is dropped.
 Every template, word list and name below was written for this project (no message is
 copied or paraphrased from any evaluation set). Templates are expanded with a seeded RNG
 and varied in casing, punctuation and typos the same way for both labels, so those
@@ -17,6 +20,7 @@ not new slot fillers in familiar sentences.
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import random
@@ -1108,35 +1112,56 @@ def list_rows() -> list[dict]:
     return rows
 
 
-def decontaminate(rows: list[dict], threshold: float = NEAR_DUPLICATE) -> list[dict]:
-    """Drop rows that are near-duplicates (MiniLM cosine) of a message of a fresh test set.
+def reference_messages(eval_dir: Path) -> list[str]:
+    """Every message of our fresh test sets and, when present, of the external gate sets."""
+    paths = [*FRESH, *sorted(eval_dir.glob("gate_external*.jsonl"))]
+    return [
+        json.loads(line)["message"]
+        for path in paths
+        for line in path.read_text("utf-8").splitlines()
+        if line.strip()
+    ]
 
-    The fresh set is only ever used here to REMOVE training rows, so that it stays a
-    test of messages unlike anything trained on.
+
+def decontaminate(
+    rows: list[dict], references: list[str], threshold: float = NEAR_DUPLICATE
+) -> list[dict]:
+    """Drop rows that are near-duplicates (MiniLM cosine) of any evaluation message.
+
+    Evaluation sets are only ever used here to REMOVE training rows, so that they stay
+    tests of messages unlike anything trained on. Hand-written rows are checked too: a
+    common phrase ("who wrote hamlet") can be written independently by both sides.
     """
     sys.path.insert(0, str(ROOT))
     from memory.embeddings import shared_model
 
-    fresh = [
-        json.loads(line)["message"]
-        for path in FRESH
-        for line in path.read_text("utf-8").splitlines()
-        if line.strip()
-    ]
     model = shared_model()
-    similarity = model.encode([r["message"] for r in rows]) @ model.encode(fresh).T
+    similarity = model.encode([r["message"] for r in rows]) @ model.encode(references).T
     return [r for r, s in zip(rows, similarity.max(axis=1), strict=True) if s < threshold]
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument(
+        "--eval-dir",
+        type=Path,
+        default=ROOT.parent / "shared" / "eval",
+        help="where gate_external*.jsonl live, to decontaminate against (skipped if absent)",
+    )
+    args = parser.parse_args(argv)
+    references = reference_messages(args.eval_dir)
     lines = DATA.read_text(encoding="utf-8").splitlines()
-    kept = [json.loads(line) for line in lines if line.strip()]
-    kept = [row for row in kept if row.get("origin") != "template"]
-    made = generate({row["message"] for row in kept})
-    known = {row["message"].lower() for row in kept + made}
+    hand = [json.loads(line) for line in lines if line.strip()]
+    hand = [row for row in hand if row.get("origin") != "template"]
+    kept = decontaminate(hand, references)
+    made = generate({row["message"] for row in hand})
+    known = {row["message"].lower() for row in hand + made}
     made += [row for row in list_rows() if row["message"].lower() not in known]
-    rows = decontaminate(made)
-    print(f"dropped {len(made) - len(rows)} template rows too close to the fresh test set")
+    rows = decontaminate(made, references)
+    print(
+        f"checked against {len(references)} evaluation messages: dropped "
+        f"{len(hand) - len(kept)} hand-written and {len(made) - len(rows)} template rows"
+    )
     with DATA.open("w", encoding="utf-8") as fh:
         for row in kept + rows:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")

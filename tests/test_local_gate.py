@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -115,6 +119,21 @@ def test_fresh_sets_are_never_trained_on(name, split, accuracy, recall):
     assert not [e.message for e in fresh if e.message.strip().lower() in trained]
 
 
+def test_external_sets_are_never_trained_on():
+    # Only where the external data is checked out beside the project (not in CI's clone).
+    from assistant.train_gate import DATA_PATH
+
+    eval_dir = Path(
+        os.environ.get("MEMGATE_EVAL_DIR") or DATA_PATH.parents[3] / "shared" / "eval"
+    )
+    files = sorted(eval_dir.glob("gate_external*.jsonl"))
+    if not files:
+        pytest.skip(f"no external gate sets in {eval_dir}")
+    external = {json.loads(line)["message"].strip().lower() for f in files for line in f.open()}
+    trained = {e.message.strip().lower() for e in load_examples()}
+    assert not trained & external
+
+
 @pytest.mark.parametrize(("name", "split", "accuracy", "recall"), FRESH_SETS)
 def test_fresh_set_quality_floor(local, name, split, accuracy, recall):
     fresh = _fresh_rows(name)
@@ -133,6 +152,8 @@ def test_fresh_set_quality_floor(local, name, split, accuracy, recall):
         "What kind of music do I like?",
         "Which podcast did you suggest last week?",
         "what's my sister's new address",
+        "what games did u say i should try",
+        "whats my ring size",
     ],
 )
 def test_explicit_memory_references_always_retrieve(local, message):
