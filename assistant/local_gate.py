@@ -334,11 +334,19 @@ def hand_features(message: str) -> np.ndarray:
     )
 
 
-def _reason(message: str, retrieve: bool, p: float) -> str:
-    """A short, honest label: the strongest cue we can name, and the probability."""
+def _reason(message: str, retrieve: bool, p: float, by_rule: bool = False) -> str:
+    """A short, honest label: the strongest cue we can name, and the probability.
+
+    `by_rule` marks a retrieve that the explicit-reference rule made against the
+    classifier, so the badge does not pretend the probability decided it.
+    """
     f = dict(zip(FEATURE_NAMES, hand_features(message), strict=True))
+    if by_rule:
+        return f"about past chats or your facts (rule), p={p:.2f}"
     if retrieve:
-        if f["recall_cue"] and f["first_singular"]:
+        if explicit_memory_reference(message):
+            cue = "about past chats or your facts"
+        elif f["recall_cue"] and f["first_singular"]:
             cue = "refers to past chats"
         elif f["bare_first_name"] or f["name_possessive"]:
             cue = "about someone you know"
@@ -540,15 +548,12 @@ class LocalGate:
         started = self._clock()
         text, truncated = bounded(message)
         p = self.probability(text)
-        explicit = explicit_memory_reference(unwrap(text))
-        retrieve = explicit or p >= self.threshold
-        reason = _reason(text, retrieve, p)
-        if explicit and p < self.threshold:  # say so: the classifier alone would have skipped
-            reason = f"asks about earlier chats or your facts (rule), p={p:.2f}"
+        by_rule = p < self.threshold and explicit_memory_reference(unwrap(text))
+        retrieve = by_rule or p >= self.threshold
         return GateDecision(
             retrieve=retrieve,
             query=memory_query(text) if retrieve else "",
-            reason=reason,
+            reason=_reason(text, retrieve, p, by_rule),
             method=Method.LOCAL,
             gate=self.name,
             elapsed_ms=(self._clock() - started) * 1000.0,
