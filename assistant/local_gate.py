@@ -174,7 +174,10 @@ _EXPLICIT_MEMORY = re.compile(
     rf"|\bdid {_YOU} (?:recommend|suggest|tell me|mention|say)\b"
     r"|\b(?:recommended|suggested) (?:to )?me\b"
     rf"|\blast time (?:we|i|{_YOU})\b"
-    r"|\bdo i (?:like|love|enjoy|prefer|usually|normally|always)\b",
+    r"|\bdo i (?:like|love|enjoy|prefer|usually|normally|always)\b"
+    # The user's own past: "where did I go on the 3rd?", "what was the cafe I liked?"
+    r"|\b(?:what|which|where|when|who|how) did i\b"
+    r"|\bwhat (?:was|were) (?:the|that|those) (?:[\w']+ ){1,5}(?:that )?i\b",
     re.IGNORECASE,
 )
 # "What's my ..." asks for a stored fact, unless the message carries the numbers itself
@@ -183,7 +186,13 @@ _ASKS_MY = re.compile(r"\bwhat(?:'s|’s|s| is| was| are| were) my\b", re.IGNORE
 
 
 def explicit_memory_reference(message: str) -> bool:
-    """True when the message plainly asks about earlier chats or the user's stored facts."""
+    """True when the message plainly asks about earlier chats or the user's stored facts.
+
+    Not when the message carries its own material (pasted lines, a quote, code): "what
+    did I do wrong here: <code>" is answered from the message, not from memory.
+    """
+    if "\n" in message.strip() or _QUOTED.search(message) or len(_CODE.findall(message)) >= 2:
+        return False
     if _EXPLICIT_MEMORY.search(message):
         return True
     return bool(_ASKS_MY.search(message)) and not re.search(r"\d", message)

@@ -154,6 +154,8 @@ def test_fresh_set_quality_floor(local, name, split, accuracy, recall):
         "what's my sister's new address",
         "what games did u say i should try",
         "whats my ring size",
+        "On March 14th, where did I go for dinner?",
+        "What was the name of the cafe I went to with my sister?",
     ],
 )
 def test_explicit_memory_references_always_retrieve(local, message):
@@ -170,6 +172,9 @@ def test_explicit_memory_references_always_retrieve(local, message):
         "remind me to buy milk",
         "Do you like jazz?",
         "What did Einstein say about God?",
+        # The message carries its own material, so memory adds nothing.
+        "what did I do wrong here?\n\nfor i in range(3) print(i)",
+        'Do you remember this line: "to be or not to be, that is the question"?',
     ],
 )
 def test_explicit_rule_leaves_self_contained_messages_alone(message):
