@@ -188,10 +188,11 @@ _ASKS_MY = re.compile(r"\bwhat(?:'s|’s|s| is| was| are| were) my\b", re.IGNORE
 def explicit_memory_reference(message: str) -> bool:
     """True when the message plainly asks about earlier chats or the user's stored facts.
 
-    Not when the message carries its own material (pasted lines, a quote, code): "what
-    did I do wrong here: <code>" is answered from the message, not from memory.
+    Not when the message carries its own material (pasted lines, code): "what did I do
+    wrong here: <code>" is answered from the message, not from memory. A quoted title
+    ('the "Night Circus" book you suggested') is a reference, not material.
     """
-    if "\n" in message.strip() or _QUOTED.search(message) or len(_CODE.findall(message)) >= 2:
+    if "\n" in message.strip() or len(_CODE.findall(message)) >= 2:
         return False
     if _EXPLICIT_MEMORY.search(message):
         return True

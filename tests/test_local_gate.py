@@ -156,6 +156,7 @@ def test_fresh_set_quality_floor(local, name, split, accuracy, recall):
         "whats my ring size",
         "On March 14th, where did I go for dinner?",
         "What was the name of the cafe I went to with my sister?",
+        'Which chapter of "The Night Circus" did you say I should reread?',
     ],
 )
 def test_explicit_memory_references_always_retrieve(local, message):
@@ -174,7 +175,7 @@ def test_explicit_memory_references_always_retrieve(local, message):
         "What did Einstein say about God?",
         # The message carries its own material, so memory adds nothing.
         "what did I do wrong here?\n\nfor i in range(3) print(i)",
-        'Do you remember this line: "to be or not to be, that is the question"?',
+        "what did i do wrong: def f(x): return x +",
     ],
 )
 def test_explicit_rule_leaves_self_contained_messages_alone(message):
