@@ -149,6 +149,18 @@ def bounded(message: str, limit: int = MAX_GATE_MESSAGE_CHARS) -> tuple[str, boo
     return message[:limit], True
 
 
+def failed_open_decision(gate: str, message: str, exc: BaseException) -> GateDecision:
+    """The decision when a gate raised instead of deciding: retrieve, and say why."""
+    return GateDecision(
+        retrieve=True,
+        query=bounded(message)[0],
+        reason=f"gate error ({type(exc).__name__}) — failing open",
+        method=Method.FAILED_OPEN,
+        gate=gate,
+        truncated=bounded(message)[1],
+    )
+
+
 def empty_decision(gate: str) -> GateDecision:
     """The decision for an empty or whitespace-only message: skip, no model call."""
     return GateDecision(False, "", "empty message", Method.EMPTY_INPUT, gate=gate)

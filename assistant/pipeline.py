@@ -6,12 +6,13 @@ Nothing here imports Streamlit: the UI passes callbacks and renders the `Turn` i
 from __future__ import annotations
 
 import itertools
+import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from assistant.capture import Capturer, CaptureResult
-from assistant.gate import Gate, GateDecision
+from assistant.gate import Gate, GateDecision, failed_open_decision
 from assistant.llm import describe_error
 from assistant.respond import HistoryItem, Responder, TextCallback
 from memory.store import Memory, MemoryStore
@@ -87,6 +88,22 @@ class Turn:
         return HistoryItem(user=self.message, assistant=self.reply)
 
 
+_log = logging.getLogger(__name__)
+
+
+def _decide(gate: Gate, message: str) -> GateDecision:
+    """The gate's decision; a gate that raises fails open, as the LLM gate does itself.
+
+    The LLM gate never raises, but the local gate can (missing or corrupt weights, a
+    broken embedding model), and a turn must never end in an exception.
+    """
+    try:
+        return gate.decide(message)
+    except Exception as exc:  # noqa: BLE001 - every gate failure must fail open, by design
+        _log.exception("gate %r raised; failing open", gate.name)
+        return failed_open_decision(gate.name, message, exc)
+
+
 class Pipeline:
     """Runs turns. Built once per app process; safe to share across sessions' threads."""
 
@@ -126,7 +143,7 @@ class Pipeline:
                 f"only the first {MAX_MESSAGE_CHARS:,} were used."
             )
             message = message[:MAX_MESSAGE_CHARS]
-        decision = (gate or self.gate).decide(message)
+        decision = _decide(gate or self.gate, message)
         if decision.truncated and notice is None:
             notice = "The gate judged only the start of this long message."
         if on_decision is not None:

@@ -130,3 +130,19 @@ def test_capture_model_garbage_falls_back_to_rules(fake_api, client, store):
     turn = pipeline.run("remember that the wifi password is hunter2")
     assert "no JSON" in turn.capture.error
     assert turn.capture.saved == ("The wifi password is hunter2",)
+
+
+def test_a_broken_local_gate_fails_open_and_the_turn_completes(fake_api, client, store, tmp_path):
+    # The offline default gate: if its weights are missing or corrupt, the turn still
+    # retrieves (fails open) instead of ending in an exception.
+    from assistant.local_gate import LocalGate
+
+    (tmp_path / "corrupt.npz").write_bytes(b"not a weights file")
+    for weights in (tmp_path / "missing.npz", tmp_path / "corrupt.npz"):
+        pipeline = _pipeline(client, store)
+        fake_api.queue(Reply(text="Thursday at 7:30pm."))
+        turn = pipeline.respond("when am I meeting Alex?", gate=LocalGate(weights_path=weights))
+        assert turn.decision.retrieve is True and turn.decision.failed_open
+        assert turn.decision.gate == "local" and "failing open" in turn.decision.reason
+        assert turn.memories and "Nopa" in turn.memories[0].text
+        assert turn.reply == "Thursday at 7:30pm." and turn.error is None
