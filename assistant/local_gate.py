@@ -344,17 +344,17 @@ def hand_features(message: str) -> np.ndarray:
     )
 
 
-def _reason(message: str, retrieve: bool, p: float, by_rule: bool = False) -> str:
+def _reason(message: str, retrieve: bool, p: float, explicit: bool, by_rule: bool) -> str:
     """A short, honest label: the strongest cue we can name, and the probability.
 
-    `by_rule` marks a retrieve that the explicit-reference rule made against the
-    classifier, so the badge does not pretend the probability decided it.
+    `explicit` says the explicit-reference rule matched; `by_rule` that the rule made a
+    retrieve against the classifier, so the badge does not pretend the probability did.
     """
     f = dict(zip(FEATURE_NAMES, hand_features(message), strict=True))
     if by_rule:
         return f"about past chats or your facts (rule), p={p:.2f}"
     if retrieve:
-        if explicit_memory_reference(message):
+        if explicit:
             cue = "about past chats or your facts"
         elif f["recall_cue"] and f["first_singular"]:
             cue = "refers to past chats"
@@ -479,10 +479,15 @@ def unwrap(message: str) -> str:
     return match.group(1).strip() if match else message.strip()
 
 
+def gate_text(message: str) -> str:
+    """What the local gate reads: the bounded message, without wrapping quotes."""
+    return unwrap(bounded(message)[0])
+
+
 def featurize(model: MiniLM, messages: list[str]) -> np.ndarray:
     """[MiniLM embedding | hand features] for each message, shape (n, 384 + cues)."""
     # Quotes around the whole message would look like pasted text to the cues.
-    texts = [unwrap(bounded(m)[0]) for m in messages]
+    texts = [gate_text(m) for m in messages]
     embedded = model.encode(texts)
     cues = np.stack([hand_features(t) for t in texts]) if texts else np.zeros((0, 0))
     return np.hstack([embedded.astype(np.float64), cues.astype(np.float64)])
@@ -544,7 +549,7 @@ class LocalGate:
 
     def retrieves(self, messages: list[str]) -> np.ndarray:
         """The gate's decisions for many messages: the classifier or an explicit reference."""
-        explicit = [explicit_memory_reference(unwrap(bounded(m)[0])) for m in messages]
+        explicit = [explicit_memory_reference(gate_text(m)) for m in messages]
         return (self.probabilities(messages) >= self.threshold) | np.array(explicit, dtype=bool)
 
     def probability(self, message: str) -> float:
@@ -558,12 +563,12 @@ class LocalGate:
         started = self._clock()
         text, truncated = bounded(message)
         p = self.probability(text)
-        by_rule = p < self.threshold and explicit_memory_reference(unwrap(text))
-        retrieve = by_rule or p >= self.threshold
+        explicit = explicit_memory_reference(gate_text(text))
+        retrieve = explicit or p >= self.threshold
         return GateDecision(
             retrieve=retrieve,
             query=memory_query(text) if retrieve else "",
-            reason=_reason(text, retrieve, p, by_rule),
+            reason=_reason(text, retrieve, p, explicit, by_rule=explicit and p < self.threshold),
             method=Method.LOCAL,
             gate=self.name,
             elapsed_ms=(self._clock() - started) * 1000.0,
@@ -609,7 +614,7 @@ class CascadeGate:
         low, high = self.band
         p = local.confidence if local.confidence is not None else 0.5
         # An explicit memory reference already retrieves: nothing for the LLM to settle.
-        if low <= p < high and not explicit_memory_reference(unwrap(bounded(message)[0])):
+        if low <= p < high and not explicit_memory_reference(gate_text(message)):
             self.llm_calls += 1
             asked = self.llm.decide(message)
             return replace(

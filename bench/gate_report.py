@@ -88,12 +88,11 @@ def _cascade_calls(rows: list[Row]) -> dict[str, Any]:
 
 def _rule_decisions(rows: list[Row]) -> dict[str, int]:
     """How often the explicit-reference rule retrieved where the classifier would skip."""
-    from assistant.gate import bounded
-    from assistant.local_gate import explicit_memory_reference, shared_local_gate, unwrap
+    from assistant.local_gate import explicit_memory_reference, gate_text, shared_local_gate
 
     gate = shared_local_gate()
     p = gate.probabilities([row.message for row in rows])
-    fired = [explicit_memory_reference(unwrap(bounded(row.message)[0])) for row in rows]
+    fired = [explicit_memory_reference(gate_text(row.message)) for row in rows]
     changed = [row for row, q, f in zip(rows, p, fired, strict=True) if f and q < gate.threshold]
     return {
         "n": len(rows),
