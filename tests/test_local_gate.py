@@ -123,9 +123,7 @@ def test_external_sets_are_never_trained_on():
     # Only where the external data is checked out beside the project (not in CI's clone).
     from assistant.train_gate import DATA_PATH
 
-    eval_dir = Path(
-        os.environ.get("MEMGATE_EVAL_DIR") or DATA_PATH.parents[3] / "shared" / "eval"
-    )
+    eval_dir = Path(os.environ.get("MEMGATE_EVAL_DIR") or DATA_PATH.parents[3] / "shared" / "eval")
     files = sorted(eval_dir.glob("gate_external*.jsonl"))
     if not files:
         pytest.skip(f"no external gate sets in {eval_dir}")
@@ -159,11 +157,13 @@ def test_fresh_set_quality_floor(local, name, split, accuracy, recall):
         'Which chapter of "The Night Circus" did you say I should reread?',
     ],
 )
-def test_explicit_memory_references_always_retrieve(local, message):
-    # Even where the classifier is unsure, a plain question about earlier chats retrieves.
+def test_explicit_memory_references_always_retrieve(local, rule_only, message):
+    # Even where the classifier would skip, a plain question about earlier chats retrieves.
     assert explicit_memory_reference(message)
     decision = local.decide(message)
     assert decision.retrieve is True and decision.query
+    forced = rule_only.decide(message)
+    assert forced.retrieve is True and forced.query and "(rule)" in forced.reason
 
 
 @pytest.mark.parametrize(
@@ -182,12 +182,20 @@ def test_explicit_rule_leaves_self_contained_messages_alone(message):
     assert not explicit_memory_reference(message)
 
 
-def test_rule_decisions_say_they_came_from_the_rule(local):
-    decisions = [local.decide(m) for m in ("what did I say about it?", "do i like olives")]
+@pytest.fixture(scope="module")
+def rule_only(local) -> LocalGate:
+    """The shipped gate with a threshold no probability reaches: only the rule retrieves."""
+    return LocalGate(local.encoder(), threshold=1.01)
+
+
+def test_rule_decisions_say_they_came_from_the_rule(rule_only):
+    decisions = [rule_only.decide(m) for m in ("what did I say about it?", "do i like olives")]
     for decision in decisions:
         assert decision.retrieve
-        if decision.confidence < local.threshold:
-            assert "(rule)" in decision.reason
+        assert decision.confidence < rule_only.threshold
+        assert "(rule)" in decision.reason
+    # Without an explicit reference, the classifier alone decides (here: never retrieves).
+    assert rule_only.decide("when am I meeting Alex?").retrieve is False
 
 
 def test_name_cues_tell_a_friend_from_a_famous_person():
