@@ -1124,20 +1124,27 @@ def reference_messages(eval_dir: Path) -> list[str]:
 
 
 def decontaminate(
-    rows: list[dict], references: list[str], threshold: float = NEAR_DUPLICATE
-) -> list[dict]:
-    """Drop rows that are near-duplicates (MiniLM cosine) of any evaluation message.
+    groups: list[list[dict]], references: list[str], threshold: float = NEAR_DUPLICATE
+) -> list[list[dict]]:
+    """Each group of rows without its near-duplicates (MiniLM cosine) of any evaluation message.
 
     Evaluation sets are only ever used here to REMOVE training rows, so that they stay
     tests of messages unlike anything trained on. Hand-written rows are checked too: a
-    common phrase ("who wrote hamlet") can be written independently by both sides.
+    common phrase ("who wrote hamlet") can be written independently by both sides. The
+    references are embedded once; each group is embedded as its own batch, because the
+    batch's padding moves cosines in the third decimal and the output must not depend on
+    how groups are mixed.
     """
     sys.path.insert(0, str(ROOT))
     from memory.embeddings import shared_model
 
     model = shared_model()
-    similarity = model.encode([r["message"] for r in rows]) @ model.encode(references).T
-    return [r for r, s in zip(rows, similarity.max(axis=1), strict=True) if s < threshold]
+    reference_vectors = model.encode(references).T
+    cleaned = []
+    for rows in groups:
+        best = (model.encode([r["message"] for r in rows]) @ reference_vectors).max(axis=1)
+        cleaned.append([r for r, s in zip(rows, best, strict=True) if s < threshold])
+    return cleaned
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1153,11 +1160,10 @@ def main(argv: list[str] | None = None) -> int:
     lines = DATA.read_text(encoding="utf-8").splitlines()
     hand = [json.loads(line) for line in lines if line.strip()]
     hand = [row for row in hand if row.get("origin") != "template"]
-    kept = decontaminate(hand, references)
     made = generate({row["message"] for row in hand})
     known = {row["message"].lower() for row in hand + made}
     made += [row for row in list_rows() if row["message"].lower() not in known]
-    rows = decontaminate(made, references)
+    kept, rows = decontaminate([hand, made], references)
     print(
         f"checked against {len(references)} evaluation messages: dropped "
         f"{len(hand) - len(kept)} hand-written and {len(made) - len(rows)} template rows"
