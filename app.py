@@ -9,6 +9,7 @@ import logging
 import re
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import streamlit as st
@@ -18,6 +19,7 @@ from assistant.session import STAGES, exchanges, session_stats, stage_rows
 if TYPE_CHECKING:  # the pipeline imports Chroma (~2.5 s): load it after the first paint
     from assistant.factory import Assistant
     from assistant.gate import GateDecision
+    from assistant.local_model import ModelStatus
     from assistant.pipeline import Turn
     from memory.store import Memory
 
@@ -121,8 +123,19 @@ def get_assistant() -> Assistant:
 
 
 def turns() -> list[Turn]:
-    """This browser session's conversation: the one piece of state the app keeps."""
+    """This browser session's conversation: the Turn records, oldest first."""
     return st.session_state.setdefault("turns", [])
+
+
+def inbox() -> list[str]:
+    """Messages sent but not yet answered, oldest first (see process_inbox)."""
+    return st.session_state.setdefault("inbox", [])
+
+
+def new_conversation() -> None:
+    """Clear the chat and anything still waiting; memories stay."""
+    turns().clear()
+    inbox().clear()
 
 
 # ---- rendering a turn ---------------------------------------------------------------
@@ -130,7 +143,7 @@ def turns() -> list[Turn]:
 
 def render_gate(decision: GateDecision) -> None:
     """The hero: badge, the gate's reason in its own words, the query, the gate's time."""
-    parts = [BADGES[decision.label], f"**{as_text(decision.reason or 'no reason given')}**"]
+    parts = [BADGES[decision.label], f"**{as_text(decision.badge_reason or 'no reason given')}**"]
     if decision.retrieve and decision.query:
         parts.append(f"query “{as_text(decision.query)}”")
     parts.append(f"{fmt_ms(decision.elapsed_ms)} · gate: {as_text(decision.gate)}")
@@ -151,6 +164,8 @@ def render_details(turn: Turn) -> None:
         n = len(turn.memories)
         title = f"Details · {n} {'memory' if n == 1 else 'memories'} used"
     with st.expander(title):
+        if turn.decision.badge_reason != turn.decision.reason:
+            st.markdown(f"**The gate's whole reason:** {as_text(turn.decision.reason)}")
         if turn.memories:
             st.markdown("**Memories given to the reply** (similarity · text)")
             st.markdown("\n".join(render_memory_line(m) for m in turn.memories))
@@ -184,7 +199,8 @@ def render_answer(turn: Turn, assistant: Assistant, *, show_capture: bool = True
     if turn.reply:
         if turn.reply_source == "offline":
             st.markdown(offline_markdown(turn.reply))
-            st.caption(":material/cloud_off: offline responder · no model configured")
+            why = assistant.offline_reason or "no model configured"
+            st.caption(f":material/cloud_off: offline responder · {as_text(why)}")
         else:
             st.markdown(model_markdown(turn.reply))
     if turn.error:
@@ -279,10 +295,12 @@ def live_respond(assistant: Assistant, message: str, gate_mode: str, variant: st
     )
 
 
-def run_turn(assistant: Assistant, message: str, gate_mode: str, capture: bool, compare: bool):
-    """Answer one message (twice in compare mode), capture once, and keep the Turn records."""
-    render_user(message)
+def run_turn(
+    assistant: Assistant, message: str, gate_mode: str, capture: bool, compare: bool
+) -> list[Turn]:
+    """Answer one message (twice in compare mode), capture once; returns the Turn records."""
     with st.chat_message("assistant"):
+        notice = wait_for_model(assistant)
         slot = st.empty()
         try:
             with slot.container():
@@ -297,41 +315,133 @@ def run_turn(assistant: Assistant, message: str, gate_mode: str, capture: bool, 
             if capture:  # after the reply is on screen, so capture never delays it
                 gated = assistant.pipeline.capture(gated)
         except Exception as exc:  # noqa: BLE001 - one broken turn must not end the demo
+            logging.getLogger(__name__).exception("turn failed")
             problem = redact(f"{type(exc).__name__}: {exc}", assistant)
-            slot.error(
-                f"**This turn failed:** {as_text(problem)}  \nThe conversation goes on.",
-                icon=":material/error:",
-            )
-            return
-        turns().append(gated)
-        if always is not None:
-            turns().append(always)
+            return [failed_turn(message, exc, f"this turn failed: {problem}")]
+        if notice:  # the model was restarted, or replies fell back to offline: say so
+            gated = replace(gated, notice=" ".join(filter(None, (notice, gated.notice))))
+        done = [gated] if always is None else [gated, always]
         with slot.container():  # redraw from the records, exactly as history will show it
             if always is None:
                 render_answer(gated, assistant)
             else:
                 render_compare(gated, always, assistant)
+        return done
+
+
+def failed_turn(message: str, exc: Exception, error: str) -> Turn:
+    """A turn that broke before the pipeline finished it: kept, so the message is not lost."""
+    from assistant.gate import failed_open_decision
+    from assistant.pipeline import Turn
+
+    return Turn(message=message, decision=failed_open_decision("app", message, exc), error=error)
+
+
+def wait_for_model(assistant: Assistant) -> str | None:
+    """Before a turn: wait for a loading local model, showing progress; returns any notice."""
+    status = assistant.model_status()
+    if status is not None and status.state in ("assembling", "loading"):
+        with st.status(f"Loading the local model… {status.detail}", expanded=False) as box:
+            while status.state in ("assembling", "loading"):
+                box.update(label=loading_label(status))
+                status = assistant.local.wait_ready(0.25)
+            box.update(label="Local model ready", state="complete")
+    return assistant.prepare_turn(0)
+
+
+def process_inbox(assistant: Assistant, mode: str, capture: bool, compare: bool) -> None:
+    """Answer the oldest waiting message; the others wait on screen, in order, until their turn.
+
+    A message goes into the inbox (session state) the moment it arrives, before any work.
+    If Streamlit stops this run because another message was sent, the unanswered one is
+    still in the inbox, and the next run answers it first: no message is ever lost.
+    """
+    waiting = inbox()
+    if not waiting:
+        return
+    head = st.container()
+    for later in waiting[1:]:
+        render_user(later)
+        st.caption(":material/schedule: waiting for the reply above")
+    with head:
+        render_user(waiting[0])
+        done = run_turn(assistant, waiting[0], mode, capture, compare)
+    turns().extend(done)
+    waiting.pop(0)
+    if waiting:
+        st.rerun()  # draw the finished turn as history, then answer the next one
 
 
 # ---- sidebar ------------------------------------------------------------------------
 
 
+def loading_label(status: ModelStatus) -> str:
+    """ "Loading the local model… assembling 45%" and the like."""
+    what = status.detail or status.state
+    if status.state == "assembling":
+        return f"Setting up the local model (once): {what} {status.progress:.0%}"
+    return f"Loading the local model… {what}"
+
+
 def render_connection(assistant: Assistant) -> None:
-    """Which models and endpoint are in use, or a clear OFFLINE state."""
+    """Which models and endpoint are in use: a local model, a remote one, or OFFLINE."""
     s = assistant.settings
+    status = assistant.model_status()
     if assistant.offline:
         st.warning(
             "**OFFLINE** · local gate + offline responder  \n"
-            "No model configured. Set `ANTHROPIC_API_KEY` (or `ANTHROPIC_BASE_URL` for a "
-            "local server) and restart for model replies.",
+            f"{as_text(assistant.offline_reason or 'no model configured')}.  \n"
+            "Set `ANTHROPIC_API_KEY` (or `ANTHROPIC_BASE_URL`), or unset "
+            "`MEMGATE_LOCAL_MODEL`, and restart for model replies.",
             icon=":material/cloud_off:",
         )
         return
-    st.markdown(
-        f"**gate model** {as_text(s.gate_model)}  \n"
-        f"**chat model** {as_text(s.chat_model)}  \n"
-        f"**endpoint** {as_text(s.endpoint_host)}"
+    if status is None:
+        st.markdown(
+            f"**gate model** {as_text(s.gate_model)}  \n"
+            f"**chat model** {as_text(s.chat_model)}  \n"
+            f"**endpoint** {as_text(s.endpoint_host)}"
+        )
+        return
+    name = as_text(status.name or "GGUF model")
+    if status.ready:
+        st.success(
+            f"**LOCAL MODEL** · {name} · llama.cpp on 127.0.0.1 · works offline",
+            icon=":material/memory:",
+        )
+    else:
+        st.info(as_text(loading_label(status)), icon=":material/hourglass_top:")
+        if status.state == "assembling":
+            st.progress(status.progress)
+    if status.restarts:
+        st.caption(f"restarted {status.restarts}× · {as_text(status.detail)}")
+    st.button(
+        "Restart local model",
+        icon=":material/restart_alt:",
+        on_click=assistant.restart_model,
+        help="Stops llama.cpp and starts it again (a few seconds).",
+        width="stretch",
+        disabled=not status.ready,
     )
+
+
+def watch_model_loading(assistant: Assistant) -> None:
+    """While the local model loads, keep the page alive and redraw it once it is ready."""
+    status = assistant.model_status()
+    if status is None or status.state not in ("assembling", "loading"):
+        return
+    # The page is fully drawn and usable above: the chat input takes messages (sending
+    # one just starts a new run). Here we only wait, so the sidebar can say "ready".
+    while status.state in ("assembling", "loading"):
+        status = assistant.local.wait_ready(0.5)
+    st.rerun()
+
+
+def gate_modes_help() -> str:
+    """The gate modes' one-line summaries, from the registry."""
+    from assistant.gate_modes import help_text
+
+    return help_text()
 
 
 def render_controls(assistant: Assistant) -> tuple[str, bool, bool]:
@@ -344,12 +454,12 @@ def render_controls(assistant: Assistant) -> tuple[str, bool, bool]:
         default=default if default in modes else modes[0],
         required=True,
         key="gate_mode",
-        help="llm: the small model decides · local: the offline classifier · cascade: local, "
-        "asking the LLM only when unsure · always / never: baselines · length: skip messages "
-        "of 30 characters or fewer",
+        help=gate_modes_help(),
     )
     if assistant.offline:
         st.caption("llm and cascade need a model.")
+    elif assistant.local is not None:
+        st.caption("local is the default: on this small local model it beats llm (README).")
     capture = st.toggle(
         "Capture new facts",
         value=assistant.settings.capture,
@@ -365,7 +475,7 @@ def render_controls(assistant: Assistant) -> tuple[str, bool, bool]:
     st.button(
         "New conversation",
         icon=":material/add_comment:",
-        on_click=turns().clear,
+        on_click=new_conversation,
         help="Clears the chat; your memories stay.",
         width="stretch",
     )
@@ -501,14 +611,16 @@ def main() -> None:
         st.subheader("Connection", divider="gray")
         render_connection(assistant)
         mode, capture, compare = render_controls(assistant)
-    render_history(assistant)
     message: Any = clicked or typed
     if isinstance(message, str) and message.strip():  # empty messages are ignored
-        run_turn(assistant, message.strip(), mode, capture, compare)
+        inbox().append(message.strip())  # first, before anything a rerun could interrupt
+    render_history(assistant)
+    process_inbox(assistant, mode, capture, compare)
     # After the turn, so the counts include it and capture's new memories are listed.
     with st.sidebar:
         render_stats()
         render_memories(assistant)
+    watch_model_loading(assistant)
 
 
 main()

@@ -27,10 +27,15 @@ Reply with ONLY JSON: {{"facts": ["..."]}} (an empty list when there are none).
 {message}
 </message>"""
 
+# Whole words only: "Notebook for sale" is not "note: book for sale".
 _REMEMBER = re.compile(
-    r"^\s*(?:please\s+)?(?:remember|note|don'?t forget|keep in mind)"
-    r"\s*(?:that|:|,)?\s*(?P<fact>.+)$",
+    r"^\s*(?:please\s+)?(?:remember|note|don'?t forget|keep in mind)\b"
+    r"\s*(?:that\b|:|,)?\s*(?P<fact>.+)$",
     re.IGNORECASE | re.DOTALL,
+)
+# "Remember what I told you…" asks for a memory; it does not state one.
+_ASKS_TO_RECALL = re.compile(
+    r"^\s*(?:what|when|where|who|whom|which|why|how|if|whether)\b", re.IGNORECASE
 )
 _FIRST_PERSON = re.compile(
     r"^\s*(?:i|i'm|im|i am|i've|i have|i'll|i will|i was|i had|my|we|we're|we are|we've|"
@@ -48,6 +53,24 @@ _REQUEST = re.compile(
     r"\b(?:can you|could you|would you|please (?:help|write|tell|explain|fix)|help me)\b",
     re.IGNORECASE,
 )
+# A message that opens with a command or a question word asks for something: it states
+# nothing about the user ("Tell me a joke", "Plan my weekend", "what's 2+2").
+_ASKS = re.compile(
+    r"^\s*(?:please\s+)?(?:tell|write|give|show|explain|make|plan|list|help|find|suggest|"
+    r"recommend|describe|summari[sz]e|translate|create|draft|compose|generate|calculate|"
+    r"compute|convert|compare|name|define|teach|play|sing|draw|imagine|pretend|let'?s|"
+    r"what|what'?s|whats|who|who'?s|when|where|why|how|which|can|could|would|will|should|"
+    r"do|does|did|is|are|was|were|am)\b",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(r"\d+(?:[.:,]\d+)*")
+_NEGATION = re.compile(r"\b(?:not|no|never|nobody|nothing|none|cannot)\b|n't\b|n’t\b", re.I)
+_DIGIT_EDGE = re.compile(r"(?<=\d)(?=[A-Za-z])|(?<=[A-Za-z])(?=\d)")  # "7:30pm" -> "7:30 pm"
+# Words a model adds when it rewrites a statement as a fact ("The user's name is…").
+_FACT_GLUE = frozenset({"user", "name", "named", "call", "called"})
+# A model's fact must be the user's own words, give or take pronouns and grammar: at
+# least this share of its content words must appear in the message it came from.
+GROUNDED_SHARE = 0.6
 
 
 @dataclass(frozen=True)
@@ -56,6 +79,7 @@ class CaptureResult:
 
     saved: tuple[str, ...] = ()  # new memories
     known: tuple[str, ...] = ()  # near-duplicates of memories we had: updated, not added
+    dropped: tuple[str, ...] = ()  # the model's "facts" that the message does not state
     method: str = "off"  # off | rules | model | none
     error: str | None = None
     elapsed_ms: float = 0.0
@@ -65,6 +89,7 @@ class CaptureResult:
         """A one-line account for the UI, e.g. "saved: I'm meeting Alex on Friday"."""
         parts = [f"saved: {fact}" for fact in self.saved]
         parts += [f"already known: {fact}" for fact in self.known]
+        parts += [f"not saved, not in your words: {fact}" for fact in self.dropped]
         if self.error:
             parts.append(f"capture problem: {self.error}")
         return " · ".join(parts)
@@ -75,11 +100,15 @@ def rule_facts(message: str) -> list[str]:
     text = message.strip()
     if not text or len(text) > MAX_FACT_CHARS:
         return []
+    if text.endswith("?"):
+        return []  # questions are never saved, "remember…?" included
     remember = _REMEMBER.match(text)
     if remember:
         fact = remember["fact"].strip().rstrip(".!")
-        return [fact[0].upper() + fact[1:]] if fact else []
-    if text.endswith("?") or _REQUEST.search(text) or _NOT_A_FACT.match(text):
+        if not fact or _ASKS_TO_RECALL.match(fact):
+            return []
+        return [fact[0].upper() + fact[1:]]
+    if _REQUEST.search(text) or _NOT_A_FACT.match(text) or _ASKS.match(text):
         return []
     if _FIRST_PERSON.match(text) and len(text.split()) >= 3:
         return [text.rstrip(".!")]
@@ -91,9 +120,34 @@ def might_hold_a_fact(message: str) -> bool:
     text = message.strip()
     if not text:
         return False
+    several = re.search(r"[.!?]\s", text) is not None  # "I moved to Oslo. Any tips?"
     if _REMEMBER.match(text):
         return True
-    return not (text.endswith("?") and not re.search(r"[.!]\s", text))
+    if _ASKS.match(text) and not several:
+        return False
+    return not (text.endswith("?") and not several)
+
+
+def _content_words(text: str) -> set[str]:
+    from memory.lexical import tokenize
+
+    # Pronouns are stopwords, so "my" in the message and "I" in the fact don't matter.
+    return set(tokenize(_DIGIT_EDGE.sub(" ", text)))
+
+
+def grounded(fact: str, message: str) -> bool:
+    """True when a fact comes from the message: its numbers and most of its words are there."""
+    # A small model turns "Tell me a joke" into "I can't tell you a joke right now": a
+    # "fact" the user never stated. Facts must be traceable to the user's own words.
+    said = _content_words(message)
+    words = _content_words(fact) - _FACT_GLUE
+    if not words:
+        return False
+    if not set(_NUMBER.findall(fact)) <= set(_NUMBER.findall(message)):
+        return False  # an invented or changed date, time, amount or code
+    if _NEGATION.search(fact) and not _NEGATION.search(message):
+        return False  # "I can't …" from a message that negates nothing flips its meaning
+    return len(words & said) / len(words) >= GROUNDED_SHARE
 
 
 def parse_facts(text: str) -> list[str]:
@@ -140,12 +194,15 @@ class Capturer:
         """Extract and save facts; a failing model falls back to the rules, losing nothing."""
         started = self._clock()
         error = None
+        dropped: list[str] = []
         if self._client is not None and self._model:
             if not might_hold_a_fact(message):
                 return CaptureResult(method="none", elapsed_ms=(self._clock() - started) * 1e3)
             method = "model"
             try:
-                facts = self._model_facts(message[: MAX_FACT_CHARS * 4])
+                proposed = self._model_facts(message[: MAX_FACT_CHARS * 4])
+                facts = [f for f in proposed if grounded(f, message)]
+                dropped = [f for f in proposed if f not in facts]
             except Exception as exc:  # noqa: BLE001 - a failed extraction must not lose the fact
                 # Our own parse errors say what was wrong; SDK errors get the short account.
                 what = str(exc) if isinstance(exc, ValueError) else describe_error(exc)
@@ -165,7 +222,8 @@ class Capturer:
         return CaptureResult(
             saved=tuple(saved),
             known=tuple(known),
-            method=method if facts or error else "none",
+            dropped=tuple(dropped),
+            method=method if facts or dropped or error else "none",
             error=error,
             elapsed_ms=(self._clock() - started) * 1000.0,
         )

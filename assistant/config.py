@@ -7,10 +7,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from assistant.gate_modes import NAMES as GATE_MODES
+
 # Current, non-deprecated model ids (checked against anthropic/_data/deprecated_models.py).
 DEFAULT_GATE_MODEL = "claude-haiku-5-5"
 DEFAULT_CHAT_MODEL = "claude-sonnet-5-5"
-GATE_MODES = ("llm", "local", "cascade", "always", "never", "length")
+LOCAL_MODEL_OFF = "off"
 
 
 class SettingsError(ValueError):
@@ -58,11 +60,19 @@ class Settings:
     user_id: str = "demo"
     min_similarity: float | None = None  # None: the store's measured default
     capture: bool = True
+    # "" = the default GGUF (assembled from its registry parts), a path to any GGUF, or "off".
+    local_model: str = ""
+    model_cache_dir: Path | None = None  # None: ~/.cache/memory-gate/models
 
     @property
     def model_configured(self) -> bool:
         """True when replies can come from a model (a key, or a local keyless endpoint)."""
         return bool(self.api_key or self.base_url)
+
+    @property
+    def wants_local_model(self) -> bool:
+        """True when the app should start its own llama.cpp server: no key, no endpoint."""
+        return not self.model_configured and self.local_model.lower() != LOCAL_MODEL_OFF
 
     @property
     def endpoint_host(self) -> str:
@@ -85,7 +95,7 @@ class Settings:
         return (
             f"Settings(api_key=<{key}>, base_url={self.base_url!r}, "
             f"gate_model={self.gate_model!r}, chat_model={self.chat_model!r}, "
-            f"gate_mode={self.gate_mode!r}, "
+            f"gate_mode={self.gate_mode!r}, local_model={self.local_model!r}, "
             f"memory_dir={str(self.memory_dir)!r}, user_id={self.user_id!r})"
         )
 
@@ -97,9 +107,11 @@ class Settings:
         env = os.environ if env is None else env
         api_key = env.get("ANTHROPIC_API_KEY", "").strip() or None
         base_url = env.get("ANTHROPIC_BASE_URL", "").strip() or None
-        configured = bool(api_key or base_url)
+        # Only a real key makes the LLM gate the default. A keyless endpoint is a local
+        # model, and a small local model is a worse, slower gate than the local classifier
+        # (README, "Gate modes"), so it gets the same default as no model at all.
         gate_mode = env.get("MEMGATE_GATE_MODE", "").strip().lower() or (
-            "llm" if configured else "local"
+            "llm" if api_key else "local"
         )
         if gate_mode not in GATE_MODES:
             raise SettingsError(f"MEMGATE_GATE_MODE must be one of {', '.join(GATE_MODES)}")
@@ -123,4 +135,8 @@ class Settings:
                 _float(env, "MEMGATE_MIN_SIMILARITY", 0.0, -1.0, 1.0) if min_sim_raw else None
             ),
             capture=_bool(env, "MEMGATE_CAPTURE", True),
+            local_model=env.get("MEMGATE_LOCAL_MODEL", "").strip(),
+            model_cache_dir=Path(cache)
+            if (cache := env.get("MEMGATE_MODEL_CACHE", "").strip())
+            else None,
         )

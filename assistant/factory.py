@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assistant.capture import Capturer
-from assistant.config import GATE_MODES, Settings
+from assistant.config import Settings
 from assistant.gate import Gate
+from assistant.gate_modes import GateConfigError, build_gate, modes_for
 from assistant.llm import make_client
 from assistant.offline import OfflineResponder
 from assistant.pipeline import Pipeline
 from assistant.respond import ModelResponder
 from memory.store import MemoryStore
 
-MODEL_GATE_MODES = ("llm", "cascade")  # need a configured model
+if TYPE_CHECKING:
+    from assistant.local_model import LocalModel, ModelStatus
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -26,40 +31,102 @@ class Assistant:
     client: Any
     store: MemoryStore
     pipeline: Pipeline
+    local: LocalModel | None = None  # the llama.cpp server this process owns, if any
+    offline_reason: str | None = None  # why replies come from the offline responder
     _gates: dict[str, Gate] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def offline(self) -> bool:
-        """True when no model is configured: local gate and offline responder."""
+        """True when replies come from the offline responder (no model to call)."""
         return self.client is None
 
     @property
     def available_gate_modes(self) -> tuple[str, ...]:
         """Gate modes that can run with this configuration."""
-        if self.offline:
-            return tuple(m for m in GATE_MODES if m not in MODEL_GATE_MODES)
-        return GATE_MODES
+        return modes_for(not self.offline)
 
     def gate(self, mode: str) -> Gate:
         """The gate for `mode`, built on first use (the local gate loads its weights once)."""
-        from assistant.local_gate import build_gate
-
         if mode not in self.available_gate_modes:
-            raise ValueError(
-                f"gate mode {mode!r} needs a model: set ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL"
+            raise GateConfigError(
+                f"gate mode {mode!r} needs a model: set ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL,"
+                " or let the local model start"
             )
         with self._lock:
             if mode not in self._gates:
                 self._gates[mode] = build_gate(mode, self.settings, self.client)
             return self._gates[mode]
 
+    def model_status(self) -> ModelStatus | None:
+        """The local model's status, or None when this process runs no local model."""
+        return None if self.local is None else self.local.status
+
+    def prepare_turn(self, wait_s: float | None = None) -> str | None:
+        """Make sure the model can answer before a turn; returns a notice when something changed.
+
+        A local model that is still loading is waited for (up to `wait_s`); one that died is
+        restarted; one that cannot start sends replies to the offline responder, and says so.
+        """
+        if self.local is None or self.offline:
+            return None
+        status = self.local.wait_ready(wait_s)
+        if status.state == "failed":
+            self.use_offline(f"the local model could not start: {status.error}")
+            return f"Answering offline: {self.offline_reason}"
+        if not status.ready:
+            return None  # still loading after wait_s: the turn fails open and says why
+        restarted = self.local.ensure_running()
+        return restarted[0].upper() + restarted[1:] + "." if restarted else None
+
+    def restart_model(self) -> str:
+        """Restart the local model by hand (the sidebar button)."""
+        if self.local is None:
+            return "There is no local model in this configuration."
+        return self.local.restart("restarted on request")
+
+    def use_offline(self, reason: str) -> None:
+        """Switch replies and capture to the offline parts, keeping the store and local gate."""
+        with self._lock:
+            if self.client is None:
+                return
+            _log.warning("falling back to the offline responder: %s", reason)
+            self.offline_reason = reason
+            self.client = None
+            self.pipeline.responder = OfflineResponder()
+            self.pipeline.capturer = Capturer(self.store)
+            for mode in [m for m in self._gates if m not in modes_for(False)]:
+                del self._gates[mode]
+            if self.pipeline.gate.name not in modes_for(False):
+                self.pipeline.gate = build_gate("local", self.settings, None)
+                self._gates["local"] = self.pipeline.gate
+
+
+def start_local_model(settings: Settings) -> tuple[Settings, LocalModel]:
+    """Start this process's llama.cpp server; the returned settings point at it."""
+    from assistant.local_model import LocalModel
+
+    local = LocalModel(settings.local_model or None, cache_dir=settings.model_cache_dir).start()
+    pointed = settings.with_(
+        base_url=local.base_url, gate_model=local.alias, chat_model=local.alias
+    )
+    return pointed, local
+
 
 def build_assistant(settings: Settings | None = None, *, seed_if_empty: bool = True) -> Assistant:
-    """Open the store, warm the model, and wire the pipeline for `settings`."""
+    """Open the store, start or reach the model, and wire the pipeline for `settings`."""
     from memory.persona import seed_demo
 
     settings = settings or Settings.from_env()
+    local = None
+    offline_reason = None
+    if settings.wants_local_model:
+        # Loading runs in the background: the page (and the store below) don't wait for it.
+        settings, local = start_local_model(settings)
+    elif not settings.model_configured:
+        offline_reason = (
+            "the local model is switched off (MEMGATE_LOCAL_MODEL=off) and no key is set"
+        )
     client = make_client(settings)
     store = MemoryStore.open(settings)
     store.warm()  # the first search would otherwise pay ~1.5 s of model loading
@@ -71,11 +138,9 @@ def build_assistant(settings: Settings | None = None, *, seed_if_empty: bool = T
     else:
         responder = ModelResponder(client, settings.chat_model)
         capturer = Capturer(store, client, settings.gate_model)
-    from assistant.local_gate import build_gate
-
-    # llm/cascade without a model configured would fail open on every turn: use local.
+    # llm/cascade without a model would fail open on every turn: use local instead.
     mode = settings.gate_mode
-    if client is None and mode in MODEL_GATE_MODES:
+    if mode not in modes_for(client is not None):
         mode = "local"
     gate = build_gate(mode, settings, client)
     return Assistant(
@@ -83,5 +148,7 @@ def build_assistant(settings: Settings | None = None, *, seed_if_empty: bool = T
         client=client,
         store=store,
         pipeline=Pipeline(gate=gate, store=store, responder=responder, capturer=capturer),
+        local=local,
+        offline_reason=offline_reason,
         _gates={mode: gate},
     )

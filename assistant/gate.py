@@ -23,6 +23,10 @@ from assistant.llm import text_of, usage_of
 GATE_MAX_TOKENS = 600  # reasoning models spend a thinking block before the JSON
 MAX_GATE_MESSAGE_CHARS = 4000  # ~1k tokens: enough to judge, bounded cost for huge pastes
 NO_JSON_REASON = "gate returned no JSON — failing open"
+# The prompt asks for five words; small models write sentences. The badge shows at most
+# this much, and the details show the whole reason.
+BADGE_REASON_WORDS = 6
+BADGE_REASON_CHARS = 48
 
 GATE_PROMPT = """You are the retrieval gate of a chat assistant that keeps a long-term \
 memory of the user (their life, people they know, plans, preferences and history).
@@ -72,6 +76,17 @@ class GateDecision:
     def failed_open(self) -> bool:
         """True when the gate retrieved because it could not decide."""
         return self.method is Method.FAILED_OPEN
+
+    @property
+    def badge_reason(self) -> str:
+        """The reason cut to fit the badge; `reason` keeps the full text for the details."""
+        if self.method is not Method.MODEL:
+            return self.reason  # our own reasons are written to fit
+        words = self.reason.split()
+        short = " ".join(words[:BADGE_REASON_WORDS])
+        if len(short) > BADGE_REASON_CHARS:
+            short = short[:BADGE_REASON_CHARS].rsplit(" ", 1)[0] or short[:BADGE_REASON_CHARS]
+        return short if short == " ".join(words) else short.rstrip(" ,.;:") + "…"
 
     @property
     def label(self) -> str:

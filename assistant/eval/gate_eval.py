@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-MODES = ("local", "cascade", "llm", "always", "never", "length")
-NEEDS_MODEL = ("llm", "cascade")
+from assistant.gate_modes import MODES, NAMES
 
 
 class DataError(ValueError):
@@ -95,40 +94,86 @@ def score(labels: Iterable[bool], predictions: Iterable[bool], ms: Iterable[floa
     }
 
 
-def make_gate(mode: str, env: dict[str, str] | None = None) -> Any:
-    """Build the gate for a mode; raises SystemExit(2) with a message if a model is missing."""
+@dataclass
+class GateUnderTest:
+    """A gate built for an evaluation, with which model decides and where it runs."""
+
+    gate: Any
+    model: str | None = None
+    endpoint: str | None = None
+    local: Any = None  # the LocalModel this evaluation started, stopped by close()
+
+    def close(self) -> None:
+        """Stop a local model server this evaluation started."""
+        if self.local is not None:
+            self.local.stop()
+
+
+def make_gate(mode: str, env: dict[str, str] | None = None) -> GateUnderTest:
+    """Build the gate for a mode; with no key, model modes run on the local llama.cpp model."""
     from assistant.config import Settings
-    from assistant.local_gate import build_gate
+    from assistant.gate_modes import build_gate
 
     settings = Settings.from_env(env)
     client = None
-    if mode in NEEDS_MODEL:
-        if not settings.model_configured:
+    model = endpoint = local = None
+    if MODES[mode].needs_model:
+        if settings.wants_local_model:
+            from assistant.factory import start_local_model
+
+            print("starting the local model (llama.cpp on 127.0.0.1)…", file=sys.stderr)
+            settings, local = start_local_model(settings)
+            status = local.wait_ready()
+            if not status.ready:
+                local.stop()
+                print(f"error: the local model did not start: {status.error}", file=sys.stderr)
+                raise SystemExit(2)
+            model = f"{status.name} (local GGUF)"
+        elif not settings.model_configured:
             print(
-                f"error: --gate {mode} calls a model: set ANTHROPIC_API_KEY, or "
-                "ANTHROPIC_BASE_URL for a local Anthropic-compatible server",
+                f"error: --gate {mode} calls a model: set ANTHROPIC_API_KEY or "
+                "ANTHROPIC_BASE_URL, or unset MEMGATE_LOCAL_MODEL (it is 'off') to use the "
+                "local model",
                 file=sys.stderr,
             )
             raise SystemExit(2)
+        else:
+            model = settings.gate_model
         from assistant.llm import make_client
 
         client = make_client(settings)
+        endpoint = settings.endpoint_host
     gate = build_gate(mode, settings, client)
     warm = getattr(gate, "warm", None) or getattr(getattr(gate, "local", None), "warm", None)
     if warm is not None:
         warm()  # load the model before timing: latency figures are per warm decision
-    return gate
+    return GateUnderTest(gate, model, endpoint, local)
 
 
-def evaluate(gate: Any, rows: list[Row], by: str | None = None) -> dict:
+def _progress(done: int, total: int, started: float) -> None:
+    # Model gates take seconds a message: say how far along a long run is, on stderr.
+    if total >= 50 and (done % max(1, total // 20) == 0 or done == total):
+        secs = time.perf_counter() - started
+        eta = secs / done * (total - done)
+        print(f"  {done}/{total} messages · {secs:.0f} s · ~{eta:.0f} s left", file=sys.stderr)
+
+
+def evaluate(gate: Any, rows: list[Row], by: str | None = None, progress: bool = False) -> dict:
     """Run the gate over the rows and score it, overall and per value of field `by`."""
     predictions, latencies = [], []
-    for row in rows:
+    failed_open = 0
+    run_started = time.perf_counter()
+    for done, row in enumerate(rows, 1):
         started = time.perf_counter()
         decision = gate.decide(row.message)
         latencies.append((time.perf_counter() - started) * 1000.0)
         predictions.append(decision.retrieve)
+        failed_open += decision.failed_open
+        if progress:
+            _progress(done, len(rows), run_started)
     result = score([r.retrieve for r in rows], predictions, latencies)
+    # A gate that fails open "retrieves": counted apart, so its recall isn't mistaken for skill.
+    result["failed_open"] = failed_open
     if hasattr(gate, "llm_calls"):
         result["llm_calls"] = gate.llm_calls
     if by:
@@ -149,7 +194,7 @@ def evaluate(gate: Any, rows: list[Row], by: str | None = None) -> dict:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register the gate evaluation's options."""
     parser.add_argument("file", type=Path, help="JSONL with message and retrieve")
-    parser.add_argument("--gate", choices=MODES, default="local", help="gate mode to score")
+    parser.add_argument("--gate", choices=NAMES, default="local", help="gate mode to score")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--by", metavar="FIELD", help="also break down by this field (source)")
     parser.add_argument("--split", help="keep only rows whose 'split' field has this value")
@@ -166,15 +211,27 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {args.file} has no labelled messages", file=sys.stderr)
         return 2
     try:
-        gate = make_gate(args.gate)
+        under_test = make_gate(args.gate)
     except SystemExit as exc:
         return int(exc.code or 2)
-    result = evaluate(gate, rows, args.by)
-    result = {"gate": args.gate, **result, "skipped_null_labels": skipped}
+    try:
+        result = evaluate(under_test.gate, rows, args.by, progress=True)
+    finally:
+        under_test.close()
+    result = {
+        "gate": args.gate,
+        "model": under_test.model,
+        "endpoint": under_test.endpoint,
+        **result,
+        "skipped_null_labels": skipped,
+    }
     if args.json:
         print(json.dumps(result))
         return 0
     print(f"gate={args.gate} file={args.file} n={result['n']} (null labels skipped: {skipped})")
+    if under_test.model:
+        print(f"model={under_test.model} endpoint={under_test.endpoint}")
+    print(f"failed open: {result['failed_open']} of {result['n']} decisions")
     header = f"{'':16} {'n':>5} {'acc':>6} {'prec':>6} {'recall':>6} {'f1':>6} {'p50ms':>7}"
     print(header)
     groups = {"all": result, **result.get(f"by_{args.by}", {})} if args.by else {"all": result}

@@ -1,0 +1,315 @@
+"""A real model with no key and no network: llama.cpp's server on 127.0.0.1, in a child process.
+
+`LocalModel` owns one child process running llama.cpp's own HTTP server (through the
+`xllamacpp` wheel). The server speaks the Anthropic Messages API, so everything downstream
+(gate, replies, capture) uses it through the same anthropic client as any other endpoint.
+
+Why a child process: llama.cpp's server cannot be stopped from Python once started, and a
+crash in native code must not take the app down. The child dies with its parent (its stdin
+is a pipe from us, and EOF on it means we are gone), so no server is ever left holding a
+port.
+
+Run `python -m assistant.local_model serve --model FILE --port N` to start the child by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import contextlib
+import json
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from assistant.model_file import (
+    ModelFileError,
+    Progress,
+    assemble_default_model,
+    default_cache_dir,
+    inspect_gguf,
+)
+
+HOST = "127.0.0.1"  # loopback only: the model server is never reachable from the network
+DEFAULT_CTX_PER_SLOT = 4096
+DEFAULT_SLOTS = 2  # two tabs (or a gate call beside a reply) run at once; more requests queue
+START_TIMEOUT_S = 180.0
+_log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ModelStatus:
+    """What the local model is doing now, for the UI's connection panel."""
+
+    state: str  # assembling | loading | ready | failed | stopped
+    detail: str = ""
+    progress: float = 0.0  # 0..1 while assembling
+    name: str = ""  # the model's own name, from its GGUF header
+    error: str | None = None
+    restarts: int = 0
+
+    @property
+    def ready(self) -> bool:
+        """True when the server answers requests."""
+        return self.state == "ready"
+
+
+def free_port() -> int:
+    """A TCP port on loopback that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+def health(base_url: str, timeout: float = 2.0) -> bool:
+    """True when llama.cpp's /health says the model is loaded (it answers 503 while loading)."""
+    try:
+        with urllib.request.urlopen(f"{base_url}/health", timeout=timeout) as r:
+            return r.status == 200 and json.loads(r.read() or b"{}").get("status") == "ok"
+    except (OSError, ValueError):
+        return False
+
+
+class LocalModel:
+    """Starts, watches and stops one llama.cpp server child process on 127.0.0.1."""
+
+    def __init__(
+        self,
+        model_path: str | None = None,
+        *,
+        cache_dir: Path | None = None,
+        slots: int = DEFAULT_SLOTS,
+        ctx_per_slot: int = DEFAULT_CTX_PER_SLOT,
+        threads: int | None = None,
+        port: int | None = None,
+        start_timeout: float = START_TIMEOUT_S,
+        log_path: Path | None = None,
+    ) -> None:
+        self._model_path = model_path  # None: the default model, assembled from its parts
+        self._cache_dir = cache_dir or default_cache_dir()
+        self._slots = slots
+        self._ctx = ctx_per_slot * slots
+        self._threads = threads or min(4, os.cpu_count() or 2)
+        self.port = port or free_port()
+        self._start_timeout = start_timeout
+        self._log_path = log_path or self._cache_dir / "llama-server.log"
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._status = ModelStatus("loading", "starting")
+        self._lock = threading.RLock()
+        self._booting: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._listeners: list[Callable[[ModelStatus], None]] = []
+        atexit.register(self.stop)
+
+    # ---- state --------------------------------------------------------------------
+
+    @property
+    def base_url(self) -> str:
+        """Where the Messages API is: hand this to the anthropic client as base_url."""
+        return f"http://{HOST}:{self.port}"
+
+    @property
+    def alias(self) -> str:
+        """The model id requests name (llama.cpp serves one model and accepts any id)."""
+        return "local-gguf"
+
+    @property
+    def status(self) -> ModelStatus:
+        """The latest status."""
+        return self._status
+
+    @property
+    def pid(self) -> int | None:
+        """The server child's pid while it runs."""
+        proc = self._proc
+        return proc.pid if proc is not None and proc.poll() is None else None
+
+    def _set(self, **changes: object) -> None:
+        self._status = replace(self._status, **changes)
+
+    def _progress(self, fraction: float, what: str) -> None:
+        self._set(state="assembling", progress=fraction, detail=what)
+
+    # ---- lifecycle ----------------------------------------------------------------
+
+    def start(self) -> LocalModel:
+        """Begin starting the server in the background; returns at once."""
+        with self._lock:
+            if self._booting is None or not self._booting.is_alive():
+                self._ready.clear()
+                self._booting = threading.Thread(
+                    target=self._boot, name="local-model-start", daemon=True
+                )
+                self._booting.start()
+        return self
+
+    def wait_ready(self, timeout: float | None = None) -> ModelStatus:
+        """Block until the server is ready or has failed (or `timeout` passes)."""
+        self._ready.wait(self._start_timeout if timeout is None else timeout)
+        return self._status
+
+    def _resolve(self, progress: Progress) -> Path:
+        if self._model_path:
+            return Path(self._model_path).expanduser()
+        return assemble_default_model(self._cache_dir, progress)
+
+    def _boot(self) -> None:
+        started = time.perf_counter()
+        try:
+            path = self._resolve(self._progress)
+            self._set(state="loading", detail="checking the model file", progress=1.0)
+            info = inspect_gguf(path)  # refuse a truncated or corrupt file before loading it
+            self._set(name=info.name, detail=f"loading {info.name} into llama.cpp")
+            self._spawn(info.path)
+            self._wait_healthy()
+        except Exception as exc:  # noqa: BLE001 - the UI shows why, and falls back to offline
+            _log.warning("local model failed to start: %s", exc)
+            self.stop(state="failed")
+            self._set(state="failed", error=str(exc) or type(exc).__name__, detail="")
+        else:
+            secs = time.perf_counter() - started
+            self._set(state="ready", detail=f"started in {secs:.1f} s", error=None)
+        finally:
+            self._ready.set()
+
+    def _spawn(self, path: Path) -> None:
+        self._log_path.parent.mkdir(parents=True, exist_ok=True)
+        cmd = [
+            sys.executable, "-m", "assistant.local_model", "serve",
+            "--model", str(path), "--port", str(self.port), "--ctx", str(self._ctx),
+            "--slots", str(self._slots), "--threads", str(self._threads),
+        ]  # fmt: skip
+        with open(self._log_path, "wb") as log:
+            # stdin is our lifeline to the child: when this process dies, the pipe closes
+            # and the child exits, so no orphan server keeps the port.
+            self._proc = subprocess.Popen(
+                cmd, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT,
+                cwd=str(Path(__file__).resolve().parent.parent),
+            )  # fmt: skip
+
+    def _wait_healthy(self) -> None:
+        deadline = time.monotonic() + self._start_timeout
+        while time.monotonic() < deadline:
+            proc = self._proc
+            if proc is None or proc.poll() is not None:
+                raise RuntimeError(
+                    f"llama.cpp exited while loading the model: {self.log_tail() or 'no output'}"
+                )
+            if health(self.base_url, timeout=1.0):
+                return
+            time.sleep(0.1)
+        raise TimeoutError(f"llama.cpp did not become ready in {self._start_timeout:.0f} s")
+
+    def log_tail(self, lines: int = 3) -> str:
+        """The last lines the server wrote, for error messages."""
+        try:
+            text = self._log_path.read_text(errors="replace").strip().splitlines()
+        except OSError:
+            return ""
+        return " | ".join(line.strip() for line in text[-lines:])
+
+    def ensure_running(self) -> str | None:
+        """Restart a server that died; returns a sentence saying so, or None if all is well."""
+        with self._lock:
+            proc = self._proc
+            if self._status.state != "ready" or proc is None or proc.poll() is None:
+                return None
+            code = proc.returncode
+        return self.restart(f"the local model had stopped (exit code {code})")
+
+    def restart(self, why: str = "restart requested") -> str:
+        """Stop and start the server again, waiting until it is ready; says what happened."""
+        started = time.perf_counter()
+        with self._lock:
+            self.stop(state="loading")
+            self._set(restarts=self._status.restarts + 1, error=None)
+            self.start()
+        status = self.wait_ready()
+        secs = time.perf_counter() - started
+        if status.ready:
+            return f"{why}; restarted it in {secs:.1f} s"
+        return f"{why}; restarting failed: {status.error}"
+
+    def stop(self, state: str = "stopped") -> None:
+        """Stop the server and wait for it to exit; safe to call twice."""
+        with self._lock:
+            proc, self._proc = self._proc, None
+            if proc is not None:
+                if proc.poll() is None:
+                    proc.terminate()
+                    try:
+                        proc.wait(timeout=10)
+                    except subprocess.TimeoutExpired:
+                        proc.kill()
+                        proc.wait(timeout=10)
+                if proc.stdin is not None:
+                    with contextlib.suppress(OSError):
+                        proc.stdin.close()
+            if self._status.state != "failed":
+                self._set(state=state)
+
+
+# ---- the child process ----------------------------------------------------------------
+
+
+def _die_with_parent() -> None:
+    """Exit when the parent goes away, however it goes (crash, SIGKILL, Ctrl-C)."""
+
+    # Not PR_SET_PDEATHSIG: it fires when the parent *thread* that spawned us exits, and we
+    # are spawned from a short-lived start-up thread.
+    def watch() -> None:
+        with contextlib.suppress(OSError):
+            sys.stdin.buffer.read()  # returns at EOF: the parent closed the pipe or died
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def serve(argv: list[str] | None = None) -> int:
+    """Run llama.cpp's server until the parent process goes away."""
+    parser = argparse.ArgumentParser(prog="python -m assistant.local_model serve")
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--ctx", type=int, default=DEFAULT_CTX_PER_SLOT * DEFAULT_SLOTS)
+    parser.add_argument("--slots", type=int, default=DEFAULT_SLOTS)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args(argv)
+    _die_with_parent()
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+    try:
+        inspect_gguf(args.model)  # never hand llama.cpp a file that would crash it
+    except ModelFileError as exc:
+        print(f"refused: {exc}", file=sys.stderr, flush=True)
+        return 2
+    import xllamacpp
+
+    params = xllamacpp.CommonParams()
+    params.model.path = args.model
+    params.n_ctx = args.ctx
+    params.n_parallel = args.slots
+    params.port = args.port
+    params.hostnames = [HOST]
+    params.cpuparams.n_threads = args.threads
+    params.cpuparams_batch.n_threads = args.threads
+    params.use_jinja = True  # apply the model's own chat template
+    params.model_alias = "local-gguf"
+    server = xllamacpp.Server(params)  # serves on its own threads while this object lives
+    threading.Event().wait()  # until SIGTERM or the parent's pipe closes
+    del server
+    return 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] != ["serve"]:
+        sys.exit("usage: python -m assistant.local_model serve --model FILE --port N")
+    sys.exit(serve(sys.argv[2:]))
