@@ -94,6 +94,7 @@ class LocalModel:
         port: int | None = None,
         start_timeout: float = START_TIMEOUT_S,
         log_path: Path | None = None,
+        seed: int | None = None,
     ) -> None:
         self._model_path = model_path  # None: the default model, assembled from its parts
         self._cache_dir = cache_dir or default_cache_dir()
@@ -103,6 +104,9 @@ class LocalModel:
         self.port = port or free_port()
         self._start_timeout = start_timeout
         self._log_path = log_path or self._cache_dir / "llama-server.log"
+        # A fixed seed (with prompt caching off) makes sampling repeatable: for tests and
+        # benchmarks. None: a fresh seed per request, as llama.cpp does by default.
+        self._seed = seed
         self._proc: subprocess.Popen[bytes] | None = None
         self._status = ModelStatus("loading", "starting")
         self._lock = threading.RLock()
@@ -189,6 +193,8 @@ class LocalModel:
             "--model", str(path), "--port", str(self.port), "--ctx", str(self._ctx),
             "--slots", str(self._slots), "--threads", str(self._threads),
         ]  # fmt: skip
+        if self._seed is not None:
+            cmd += ["--seed", str(self._seed)]
         with open(self._log_path, "wb") as log:
             # stdin is our lifeline to the child: when this process dies, the pipe closes
             # and the child exits, so no orphan server keeps the port.
@@ -283,6 +289,7 @@ def serve(argv: list[str] | None = None) -> int:
     parser.add_argument("--ctx", type=int, default=DEFAULT_CTX_PER_SLOT * DEFAULT_SLOTS)
     parser.add_argument("--slots", type=int, default=DEFAULT_SLOTS)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=None, help="repeatable sampling")
     args = parser.parse_args(argv)
     _die_with_parent()
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
@@ -303,6 +310,9 @@ def serve(argv: list[str] | None = None) -> int:
     params.cpuparams_batch.n_threads = args.threads
     params.use_jinja = True  # apply the model's own chat template
     params.model_alias = "local-gguf"
+    if args.seed is not None:
+        params.sampling.seed = args.seed
+        params.cache_prompt = False  # a reused KV cache changes the numbers, and the output
     server = xllamacpp.Server(params)  # serves on its own threads while this object lives
     threading.Event().wait()  # until SIGTERM or the parent's pipe closes
     del server

