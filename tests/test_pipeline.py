@@ -278,3 +278,31 @@ def test_a_failing_store_does_not_end_the_chat(store):
     turn = pipeline.respond("when am I meeting Alex?")
     assert turn.error and "memory search failed" in turn.error
     assert turn.reply  # still answered
+
+
+def test_a_good_reply_stays_in_history_when_only_the_search_failed(
+    fake_api, sdk_client, store, log
+):
+    class StoreThatFailsOnce(SpyStore):
+        def search(self, query, k=5, min_similarity=None):
+            if not self._log:
+                self._log.append("search failed")
+                raise RuntimeError("disk on fire")
+            return super().search(query, k=k, min_similarity=min_similarity)
+
+    pipeline = Pipeline(
+        gate=LlmGate(sdk_client, "gate-model"),
+        store=StoreThatFailsOnce(store, log),
+        responder=ModelResponder(sdk_client, "chat-model"),
+    )
+    fake_api.queue(Reply(text=RETRIEVE), Reply(text="I couldn't check your notes, sorry."))
+    first = pipeline.respond("when am I meeting Alex?")
+    assert first.error and "memory search failed" in first.error
+    assert first.reply_usable
+    fake_api.queue(Reply(text=RETRIEVE), Reply(text="Thursday at 7:30pm."))
+    pipeline.respond("try again please", [first])
+    assert fake_api.requests[-1].body["messages"] == [
+        {"role": "user", "content": "when am I meeting Alex?"},
+        {"role": "assistant", "content": "I couldn't check your notes, sorry."},
+        {"role": "user", "content": "try again please"},
+    ]
