@@ -15,6 +15,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from assistant.eval.stats import percentile
 from bench.pipeline_bench import CONVERSATION
 
 
@@ -81,7 +82,7 @@ def run(sessions: int = 8, seconds: float = 10.0, max_turns: int = 100_000) -> L
         errors=len(errors),
         turns_per_second=round(len(latencies) / elapsed, 1),
         p50_ms=round(statistics.median(ordered), 2),
-        p95_ms=round(ordered[int(0.95 * (len(ordered) - 1))], 2),
+        p95_ms=round(percentile(ordered, 0.95), 2),
         first_error=errors[0] if errors else None,
     )
 

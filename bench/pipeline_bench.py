@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from assistant.eval.stats import percentile
 from assistant.fake_api import FakeAnthropicServer, Recorded, Reply
 from assistant.gate import LlmGate, always_gate, length_gate, never_gate
 
@@ -48,15 +49,10 @@ def _fake_model(request: Recorded) -> Reply:
     return Reply(text="Here is a short reply from the fake model.")
 
 
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
-
-
 def _summary(values: list[float]) -> dict[str, float]:
     return {
         "p50_ms": round(statistics.median(values), 3),
-        "p95_ms": round(_percentile(values, 0.95), 3),
+        "p95_ms": round(percentile(values, 0.95), 3),
         "n": len(values),
     }
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from assistant.eval.stats import percentile
+
 MODES = ("local", "cascade", "llm", "always", "never", "length")
 NEEDS_MODEL = ("llm", "cascade")
 
@@ -63,15 +65,6 @@ def read_rows(path: Path, split: str | None = None) -> tuple[list[Row], int]:
     return rows, skipped
 
 
-def _percentile(values: list[float], q: float) -> float:
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    # Nearest-rank percentile: a reported p95 is a latency someone actually saw.
-    rank = max(1, int(-(-q * len(ordered) // 100)))
-    return ordered[min(rank, len(ordered)) - 1]
-
-
 def score(labels: Iterable[bool], predictions: Iterable[bool], ms: Iterable[float]) -> dict:
     """The summary figures for paired labels, predictions and per-decision latencies."""
     labels, predictions, ms = list(labels), list(predictions), list(ms)
@@ -89,8 +82,8 @@ def score(labels: Iterable[bool], predictions: Iterable[bool], ms: Iterable[floa
         "precision": round(precision, 4),
         "recall": round(recall, 4),
         "f1": round(f1, 4),
-        "p50_ms": round(_percentile(ms, 50), 3),
-        "p95_ms": round(_percentile(ms, 95), 3),
+        "p50_ms": round(percentile(ms, 0.50), 3),
+        "p95_ms": round(percentile(ms, 0.95), 3),
         "skip_rate": round(sum(not p for p in predictions) / n, 4) if n else 0.0,
     }
 

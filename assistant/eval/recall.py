@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assistant.eval.stats import percentile
+
 LOCOMO_TEXT_FORMATS = ("plain", "speaker", "speaker+caption", "speaker+caption+date")
 
 
@@ -105,13 +107,6 @@ def load_jsonl(memories: Path, questions: Path) -> Dataset:
     return ds
 
 
-def _percentile(values: list[float], q: float) -> float:
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
-
-
 def _figures(rows: list[dict[str, Any]], k: int) -> dict[str, Any]:
     n = len(rows)
     return {
@@ -163,7 +158,7 @@ def evaluate(
     times = [r["ms"] for r in rows]
     report = _figures(rows, k)
     report["p50_ms"] = round(statistics.median(times), 2) if times else 0.0
-    report["p95_ms"] = round(_percentile(times, 0.95), 2)
+    report["p95_ms"] = round(percentile(times, 0.95), 2)
     report["with_cutoff"] = _cutoff_figures(rows, k, cutoff)
     if by_category:
         cats = sorted({r["category"] for r in rows})
