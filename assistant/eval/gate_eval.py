@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from assistant.eval.stats import percentile
+from memory.jsonl import JsonlError, read_jsonl
 
 MODES = ("local", "cascade", "llm", "always", "never", "length")
 NEEDS_MODEL = ("llm", "cascade")
@@ -39,29 +40,24 @@ def read_rows(path: Path, split: str | None = None) -> tuple[list[Row], int]:
     """(labelled rows, number of null-label rows skipped); DataError names the bad line."""
     rows: list[Row] = []
     skipped = 0
-    with Path(path).open(encoding="utf-8") as fh:
-        for number, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"{path}, line {number}: not valid JSON ({exc.msg})") from None
-            if not isinstance(data, dict):
-                raise DataError(f"{path}, line {number}: expected a JSON object")
-            message, label = data.get("message"), data.get("retrieve", ...)
-            if not isinstance(message, str):
-                raise DataError(f"{path}, line {number}: 'message' must be a string")
-            if label is ...:
-                raise DataError(f"{path}, line {number}: missing 'retrieve'")
-            if label is None:
-                skipped += 1
-                continue
-            if not isinstance(label, bool):
-                raise DataError(f"{path}, line {number}: 'retrieve' must be true, false or null")
-            if split is not None and data.get("split") != split:
-                continue
-            rows.append(Row(message, label, data))
+    try:
+        numbered = list(read_jsonl(path))
+    except JsonlError as exc:
+        raise DataError(str(exc)) from None
+    for number, data in numbered:
+        message, label = data.get("message"), data.get("retrieve", ...)
+        if not isinstance(message, str):
+            raise DataError(f"{path}, line {number}: 'message' must be a string")
+        if label is ...:
+            raise DataError(f"{path}, line {number}: missing 'retrieve'")
+        if label is None:
+            skipped += 1
+            continue
+        if not isinstance(label, bool):
+            raise DataError(f"{path}, line {number}: 'retrieve' must be true, false or null")
+        if split is not None and data.get("split") != split:
+            continue
+        rows.append(Row(message, label, data))
     return rows, skipped
 
 
