@@ -11,11 +11,17 @@ DATA = Path(__file__).parent / "data"
 PERSONA_PATH = DATA / "persona.jsonl"
 QUESTIONS_PATH = DATA / "persona_questions.jsonl"
 UNRELATED_PATH = DATA / "unrelated_questions.jsonl"
+CONVERSATION_PATH = DATA / "demo_conversation.jsonl"
 
 
 def persona() -> list[dict[str, Any]]:
     """The persona memories: {"id", "text", "metadata"}."""
     return [row for _, row in read_jsonl(PERSONA_PATH)]
+
+
+def demo_conversation() -> list[tuple[str, bool]]:
+    """A scripted mixed conversation about the persona: (message, needs memory)."""
+    return [(row["message"], row["retrieve"]) for _, row in read_jsonl(CONVERSATION_PATH)]
 
 
 def seed_demo(store: Any) -> int:
