@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -75,6 +76,14 @@ def fake_api(_fake_server: FakeAnthropicServer) -> Iterator[FakeAnthropicServer]
     yield _fake_server
     _fake_server.responder = default
     _fake_server.reset()
+
+
+@pytest.fixture
+def held() -> Iterator[threading.Event]:
+    """For Reply(hold=...): a reply that arrives only after the test, never before a timeout."""
+    event = threading.Event()
+    yield event
+    event.set()  # let the server's handler thread finish
 
 
 @pytest.fixture
