@@ -2,9 +2,11 @@
 # Each target creates or updates the virtual environment it needs, so either one works
 # on a fresh clone with Python 3.10+ and no API key.
 
+# stderr is silenced: a pyenv shim for a version that is not installed says so on stderr.
 PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3.10 python3; do \
-	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 10))' \
-	&& echo $$p && break; done)
+	command -v $$p >/dev/null 2>&1 \
+	&& $$p -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null \
+	&& echo $$p && break; done 2>/dev/null)
 VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8501

@@ -35,6 +35,21 @@ _PERCENT_OF = re.compile(
 )
 
 
+# Numbers that are written with operator characters but are not sums. Checked on the
+# expression the message holds, before it is evaluated.
+_NOT_ARITHMETIC = re.compile(
+    # three or more numbers joined by the same - / or . with no spaces, on their own: dates
+    # (2024-12-25, 12/25/2024), versions (1.2.3), ids and long phone numbers (1-800-555-0199)
+    r"(?<![-+*/%^x×÷(\d.])\d+([-/.])\d+(?:\1\d+)+(?![-+*/%^x×÷)\d.])"
+    # a local phone number: 555-1234
+    r"|(?<![\d.,])\d{3}-\d{4}(?![\d.,])"
+    # numbers side by side with only spaces between: (555) 123-4567, +1 617 555 0100
+    r"|[\d)]\s+\(?\d"
+    # a leading zero: ids, extensions, padded parts (007-12, 0199)
+    r"|(?<![\d.,])0\d"
+)
+
+
 class ArithmeticError_(ValueError):
     """The expression is not plain arithmetic, or is too big to compute safely."""
 
@@ -60,6 +75,8 @@ def _eval(node: ast.AST, depth: int = 0) -> float | int:
             value = _BINARY[type(node.op)](left, right)
         except ZeroDivisionError:
             raise ArithmeticError_("division by zero") from None
+        except OverflowError:  # e.g. 0.00…01 ^ -2: the power check only bounds |base| > 1
+            raise ArithmeticError_("the result is too large") from None
         if isinstance(value, complex):
             raise ArithmeticError_("the result is not a real number")
         if abs(value) > MAX_MAGNITUDE:
@@ -91,6 +108,15 @@ def format_number(value: float | int) -> str:
     return str(value)
 
 
+def is_arithmetic(expression: str) -> bool:
+    """True when the text is a sum to compute, not a date, time, phone number, version or id."""
+    return (
+        re.search(r"\d", expression) is not None
+        and re.search(r"[-+*/%^x×÷]", expression) is not None
+        and _NOT_ARITHMETIC.search(expression) is None
+    )
+
+
 def answer_arithmetic(message: str) -> str | None:
     """'what's 2+2?' -> '2 + 2 = 4'; None when the message is not arithmetic."""
     pct = _PERCENT_OF.match(message)
@@ -98,11 +124,7 @@ def answer_arithmetic(message: str) -> str | None:
         value = float(pct["pct"]) / 100 * float(pct["num"])
         return f"{pct['pct']}% of {pct['num']} = {format_number(value)}"
     match = _WORDS.match(message)
-    if (
-        not match
-        or not re.search(r"\d", match["expr"])
-        or not re.search(r"[-+*/%^x×÷]", match["expr"])
-    ):
+    if not match or not is_arithmetic(match["expr"]):
         return None
     expression = match["expr"].strip()
     try:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from assistant.llm import describe_error, text_of
+from assistant.llm import describe_error, json_span, text_of
 from memory.store import MemoryStore, MemoryStoreError
 
 EXTRACT_MAX_TOKENS = 400
@@ -152,10 +152,10 @@ def grounded(fact: str, message: str) -> bool:
 
 def parse_facts(text: str) -> list[str]:
     """Read {"facts": [...]} from the model's text; raises ValueError when it is not there."""
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end < start:
+    span = json_span(text)
+    if not span:
         raise ValueError("capture model returned no JSON")
-    data = json.loads(text[start : end + 1])
+    data = json.loads(span)
     facts = data.get("facts") if isinstance(data, dict) else None
     if not isinstance(facts, list):
         raise ValueError("capture model JSON has no 'facts' list")

@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import queue
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+HOLD_MAX_S = 60.0
 ERROR_TYPES = {
     400: "invalid_request_error",
     401: "authentication_error",
@@ -35,7 +35,9 @@ class Reply:
     thinking: str | None = None  # a thinking block sent before the text
     status: int = 200
     stop_reason: str = "end_turn"
-    delay: float = 0.0  # seconds to wait before answering
+    # Answer only once this is set: a reply slower than any timeout, with no race against
+    # the clock (the test sets it when done; the server gives up waiting after HOLD_MAX_S).
+    hold: threading.Event | None = None
     raw_body: bytes | None = None  # sent as-is (e.g. a body that is not JSON)
     headers: dict[str, str] = field(default_factory=dict)
     break_after: int | None = None  # streaming: drop the connection after N text deltas
@@ -150,8 +152,8 @@ class FakeAnthropicServer:
                     body = {}
                 recorded = Recorded(self.path, dict(self.headers.items()), body)
                 reply = fake._next_reply(recorded)
-                if reply.delay:
-                    time.sleep(reply.delay)
+                if reply.hold is not None:
+                    reply.hold.wait(HOLD_MAX_S)
                 try:
                     if reply.raw_body is not None:
                         self._send(reply.status, reply.raw_body, "application/json", reply)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol
 
-from assistant.llm import text_of, usage_of
+from assistant.llm import json_span, text_of, usage_of
 
 GATE_MAX_TOKENS = 600  # reasoning models spend a thinking block before the JSON
 MAX_GATE_MESSAGE_CHARS = 4000  # ~1k tokens: enough to judge, bounded cost for huge pastes
@@ -131,11 +131,11 @@ def parse_gate_reply(text: str, message: str) -> tuple[bool, str, str]:
     The JSON is taken from the first `{` to the last `}`, so ```json fences and
     chatter around the object are ignored.
     """
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0:
+    span = json_span(text)
+    if span is None:
         raise GateReplyError(NO_JSON_REASON)
     try:
-        data = json.loads(text[start : end + 1])
+        data = json.loads(span)
     except json.JSONDecodeError as exc:
         raise GateReplyError(f"gate error ({type(exc).__name__}) — failing open") from exc
     if not isinstance(data, dict):

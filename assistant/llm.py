@@ -32,6 +32,17 @@ def text_of(response: Any) -> str:
     return "".join(getattr(block, "text", "") for block in response.content if block.type == "text")
 
 
+def json_span(text: str) -> str | None:
+    """The text from the first `{` to the last `}` (fences and chatter cut off); None without a `{`.
+
+    Empty when the last `}` comes before the first `{`, so parsing it fails as bad JSON.
+    """
+    start = text.find("{")
+    if start < 0:
+        return None
+    return text[start : text.rfind("}") + 1]
+
+
 def usage_of(response: Any) -> tuple[int, int]:
     """(input_tokens, output_tokens) of a reply, 0 where the endpoint reports none."""
     usage = getattr(response, "usage", None)

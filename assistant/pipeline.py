@@ -73,7 +73,8 @@ class Turn:
     capture: CaptureResult | None = None
     timings: Timings = field(default_factory=Timings)
     usage: Usage = field(default_factory=Usage)
-    error: str | None = None
+    error: str | None = None  # what went wrong in this turn: the search or the reply
+    reply_error: str | None = None  # the reply's own failure (cut off, none, an API error)
     notice: str | None = None  # e.g. the message was cut
     variant: str = "gated"  # gated | always (compare mode)
     id: int = field(default_factory=lambda: next(_turn_ids))
@@ -82,6 +83,11 @@ class Turn:
     def searched(self) -> bool:
         """True when the memory store was searched for this turn."""
         return self.decision.retrieve
+
+    @property
+    def reply_usable(self) -> bool:
+        """True when the reply came back whole, even if the memory search failed."""
+        return self.reply_error is None
 
     def history_item(self) -> HistoryItem:
         """This turn as the next turn's model history."""
@@ -162,7 +168,7 @@ class Pipeline:
         result = self.responder.reply(
             message,
             memories,
-            [t.history_item() for t in history if t.error is None and t.variant == "gated"],
+            [t.history_item() for t in history if t.reply_usable and t.variant == "gated"],
             on_text=on_text,
             searched=decision.retrieve and error is None,
         )
@@ -195,6 +201,7 @@ class Pipeline:
                 memory_tokens=sum(estimate_tokens(m.text) for m in memories),
             ),
             error=error or result.error,
+            reply_error=result.error,
             notice=notice,
             variant=variant,
         )

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from assistant.local_gate import FEATURE_NAMES, WEIGHTS_PATH, GateWeights, featurize
+from memory.jsonl import read_jsonl
 
 if TYPE_CHECKING:
     from memory.embeddings import MiniLM
@@ -54,17 +55,13 @@ class Example:
 def load_examples(path: Path = DATA_PATH) -> list[Example]:
     """Read the JSONL training set; raises ValueError naming the bad line."""
     examples = []
-    with Path(path).open(encoding="utf-8") as fh:
-        for number, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                examples.append(
-                    Example(str(row["message"]), bool(row["retrieve"]), row["kind"], row["split"])
-                )
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise ValueError(f"{path}:{number}: bad training line ({exc})") from exc
+    for number, row in read_jsonl(path):
+        try:
+            examples.append(
+                Example(str(row["message"]), bool(row["retrieve"]), row["kind"], row["split"])
+            )
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"{path}, line {number}: bad training line ({exc})") from exc
     return examples
 
 

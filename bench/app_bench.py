@@ -1,6 +1,6 @@
-"""The real app in a real browser: `streamlit run` plus headless Chromium through Playwright.
+"""The real app's cold start in a real browser: the demo plus headless Chromium (Playwright).
 
-Used by the browser test and by `make bench` (cold start until the chat input is usable):
+Used by `make bench`; the browser driver is the browser test's own (tests/browser.py):
 
     python -m bench.app_bench            # prints one JSON object
 """
@@ -9,170 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import shutil
-import socket
-import subprocess
-import sys
 import tempfile
 import time
-import urllib.request
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-dev-shm-usage",
-]
-# The first page load takes 7-8 s on 2 cores; leave room for a busy machine.
-PAGE_TIMEOUT_S = 60.0
-CHAT_INPUT = '[data-testid="stChatInputTextArea"]'
-# The sidebar's memory header appears once the store and the gate have loaded.
-APP_READY = 'section[data-testid="stSidebar"] :text("Memories (")'
-KEY_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN")
-
-
-def chromium_path() -> str | None:
-    """Debian's chromium (or MEMGATE_CHROMIUM), or None when it is not installed."""
-    for candidate in (os.environ.get("MEMGATE_CHROMIUM"), "/usr/bin/chromium"):
-        if candidate and Path(candidate).exists():
-            return candidate
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-def browser_missing() -> str | None:
-    """Why the browser run cannot happen here, or None when it can."""
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "the playwright Python package is not installed (pip install playwright)"
-    if chromium_path() is None:
-        return "Debian's chromium is not installed (apt-get install -y chromium)"
-    return None
-
-
-def free_port() -> int:
-    """A TCP port nobody listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@dataclass
-class RunningApp:
-    """A `streamlit run app.py` subprocess and where to reach it."""
-
-    url: str
-    process: subprocess.Popen[bytes]
-    log_path: Path
-    started: float  # perf_counter when the process was launched
-
-    def log_tail(self, lines: int = 40) -> str:
-        """The end of the server's output, for failure messages."""
-        try:
-            text = self.log_path.read_text(errors="replace")
-        except OSError:
-            return ""
-        return "\n".join(text.splitlines()[-lines:])
-
-
-def offline_env(memory_dir: Path) -> dict[str, str]:
-    """The environment of an offline demo: no key, memories in `memory_dir`."""
-    env = {k: v for k, v in os.environ.items() if k not in KEY_VARIABLES}
-    env.pop("MEMGATE_GATE_MODE", None)
-    env["MEMGATE_MEMORY_DIR"] = str(memory_dir)
-    env["PYTHONUNBUFFERED"] = "1"
-    return env
-
-
-def wait_healthy(url: str, process: subprocess.Popen[bytes], timeout: float) -> None:
-    """Poll Streamlit's health endpoint until it answers "ok"."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"streamlit exited with code {process.returncode}")
-        with (
-            contextlib.suppress(OSError),
-            urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response,
-        ):
-            if response.status == 200:
-                return
-        time.sleep(0.1)
-    raise TimeoutError(f"streamlit did not become healthy within {timeout:.0f} s")
-
-
-@contextlib.contextmanager
-def running_app(memory_dir: Path, env: dict[str, str] | None = None) -> Iterator[RunningApp]:
-    """Start the app on 127.0.0.1 on a free port; stop it (and only it) afterwards."""
-    port = free_port()
-    log_path = memory_dir.parent / f"streamlit-{port}.log"
-    memory_dir.parent.mkdir(parents=True, exist_ok=True)
-    command = [
-        sys.executable, "-m", "streamlit", "run", "app.py",
-        "--server.address", "127.0.0.1",
-        "--server.port", str(port),
-        "--server.headless", "true",
-        "--browser.gatherUsageStats", "false",
-    ]  # fmt: skip
-    with log_path.open("wb") as log:
-        started = time.perf_counter()
-        process = subprocess.Popen(
-            command,
-            cwd=ROOT,
-            env=env or offline_env(memory_dir),
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    app = RunningApp(f"http://127.0.0.1:{port}", process, log_path, started)
-    try:
-        wait_healthy(app.url, process, PAGE_TIMEOUT_S)
-        yield app
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
-
-
-@contextlib.contextmanager
-def chromium_page(width: int = 1440, height: int = 900) -> Iterator[Any]:
-    """A fresh page in headless Debian Chromium."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        try:
-            context = browser.new_context(
-                viewport={"width": width, "height": height}, device_scale_factor=1
-            )
-            page = context.new_page()
-            page.set_default_timeout(PAGE_TIMEOUT_S * 1000)
-            yield page
-        finally:
-            browser.close()
-
-
-def wait_usable(page: Any) -> None:
-    """Wait until the chat input is enabled and the app has loaded its memory and gate."""
-    page.wait_for_selector(f"{CHAT_INPUT}:not([disabled])", state="visible")
-    page.locator(APP_READY).first.wait_for(state="visible")
-
-
-def send(page: Any, message: str) -> None:
-    """Type a message into the chat input and submit it."""
-    box = page.locator(CHAT_INPUT)
-    box.fill(message)
-    box.press("Enter")
+from tests.browser import APP_READY, CHAT_INPUT, browser_missing, chromium_page, running_app
 
 
 def measure_startup(memory_dir: Path | None = None) -> dict[str, float]:

@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from assistant.eval.stats import percentile
+
 ROOT = Path(__file__).resolve().parent.parent
 # The shared evaluation data sits next to the project checkout (see DESIGN.md).
 EVAL_DIR = Path(os.environ.get("MEMGATE_EVAL_DIR", ROOT.parent / "shared" / "eval"))
@@ -134,11 +136,6 @@ def question(rng: random.Random) -> str:
     )
 
 
-def _pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
 def _disk_mb(path: Path) -> float:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1e6
 
@@ -157,7 +154,10 @@ def _search_latency(store: Any, n_queries: int, seed: int = 7) -> dict[str, floa
         start = time.perf_counter()
         store.search(q, k=5)
         times.append((time.perf_counter() - start) * 1000)
-    return {"p50_ms": round(statistics.median(times), 2), "p95_ms": round(_pct(times, 0.95), 2)}
+    return {
+        "p50_ms": round(statistics.median(times), 2),
+        "p95_ms": round(percentile(times, 0.95), 2),
+    }
 
 
 def _cold_open(path: Path, user: str) -> dict[str, float]:
@@ -339,8 +339,8 @@ def bench_server_vs_embedded(n: int, n_queries: int) -> dict[str, Any]:
         "queries": n_queries,
         "embedded_p50_ms": round(p50["embedded"], 2),
         "server_p50_ms": round(p50["server"], 2),
-        "embedded_p95_ms": round(_pct(times["embedded"], 0.95), 2),
-        "server_p95_ms": round(_pct(times["server"], 0.95), 2),
+        "embedded_p95_ms": round(percentile(times["embedded"], 0.95), 2),
+        "server_p95_ms": round(percentile(times["server"], 0.95), 2),
         "ratio_server_over_embedded": round(p50["server"] / p50["embedded"], 2),
     }
 

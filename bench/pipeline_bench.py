@@ -13,32 +13,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from assistant.eval.stats import percentile
 from assistant.fake_api import FakeAnthropicServer, Recorded, Reply
 from assistant.gate import LlmGate, always_gate, length_gate, never_gate
+from memory.persona import demo_conversation
 
 # A scripted mixed conversation about the demo persona: (message, needs memory).
-CONVERSATION: list[tuple[str, bool]] = [
-    ("hi there!", False),
-    ("When am I meeting Alex?", True),
-    ("what's 17 * 23?", False),
-    ("What should I get Jordan for their birthday?", True),
-    ("tell me a joke", False),
-    ("When is my flight to Lisbon?", True),
-    ("What is the capital of Australia?", False),
-    ("How is my dad's knee doing after the surgery?", True),
-    ("Write a haiku about autumn leaves.", False),
-    ("When are my one-on-ones with Priya?", True),
-    ("Explain what a hash map is in two sentences.", False),
-    ("Who waters my plants when I travel?", True),
-    ("thanks, that's helpful", False),
-    ("Where is Ben's wedding?", True),
-    ("Convert 5 miles to kilometres.", False),
-    ("What's my sister's husband called?", True),
-    ("Summarise: The quick brown fox jumps over the lazy dog.", False),
-    ("When does my mom usually call?", True),
-    ("What year did the Berlin wall fall?", False),
-    ("Remind me what Alex's dog is called?", True),
-]
+CONVERSATION = demo_conversation()
 
 
 def _fake_model(request: Recorded) -> Reply:
@@ -48,15 +29,10 @@ def _fake_model(request: Recorded) -> Reply:
     return Reply(text="Here is a short reply from the fake model.")
 
 
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
-
-
 def _summary(values: list[float]) -> dict[str, float]:
     return {
         "p50_ms": round(statistics.median(values), 3),
-        "p95_ms": round(_percentile(values, 0.95), 3),
+        "p95_ms": round(percentile(values, 0.95), 3),
         "n": len(values),
     }
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from memory.persona import QUESTIONS_PATH, UNRELATED_PATH, read_jsonl, seed_demo
+from memory.jsonl import read_jsonl
+from memory.persona import QUESTIONS_PATH, UNRELATED_PATH, seed_demo
 from memory.store import MemoryStore
 
 
@@ -25,14 +26,14 @@ def main(argv: list[str] | None = None) -> int:
         "added to the unrelated set",
     )
     args = parser.parse_args(argv)
-    unrelated = [r["question"] for r in read_jsonl(UNRELATED_PATH)]
+    unrelated = [r["question"] for _, r in read_jsonl(UNRELATED_PATH)]
     if args.external:
-        unrelated += [r["message"] for r in read_jsonl(args.external) if r["retrieve"] is False]
+        unrelated += [r["message"] for _, r in read_jsonl(args.external) if r["retrieve"] is False]
     with tempfile.TemporaryDirectory() as tmp:
         store = MemoryStore.persistent(tmp, "threshold")
         seed_demo(store)
         target_scores, top_scores = [], []
-        for row in read_jsonl(QUESTIONS_PATH):
+        for _, row in read_jsonl(QUESTIONS_PATH):
             found = store.scored(row["question"], 5)
             hits = [m.similarity for m in found if m.id in row["memory_ids"]]
             target_scores.append(max(hits) if hits else -1.0)

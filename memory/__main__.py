@@ -128,41 +128,40 @@ def open_store(args: argparse.Namespace) -> Any:
 
 def read_import(path: Path) -> list[Any]:
     """Parse and validate a JSONL export; raises MemoryStoreError naming the bad line."""
+    from memory.jsonl import JsonlError, read_jsonl
     from memory.store import SOURCES, Memory, MemoryStoreError, validate_metadata
 
     records = []
     seen: set[str] = set()
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                if not isinstance(row, dict):
-                    raise MemoryStoreError("expected a JSON object")
-                text = row.get("text")
-                if not isinstance(text, str) or not text.strip():
-                    raise MemoryStoreError('"text" must be a non-empty string')
-                mid = row.get("id")
-                if mid is not None and (not isinstance(mid, str) or not mid):
-                    raise MemoryStoreError('"id" must be a non-empty string')
-                source = row.get("source", "imported")
-                if source not in SOURCES:
-                    raise MemoryStoreError(f'"source" must be one of {", ".join(SOURCES)}')
-                created = row.get("created_at", "")
-                if not isinstance(created, str):
-                    raise MemoryStoreError('"created_at" must be an ISO-8601 string')
-                meta = validate_metadata(row.get("metadata") or {})
-            except (json.JSONDecodeError, MemoryStoreError) as exc:
-                raise MemoryStoreError(f"{path}: line {n}: {exc}") from None
-            if mid is None:
-                import uuid
+    try:
+        numbered = list(read_jsonl(path))
+    except JsonlError as exc:
+        raise MemoryStoreError(str(exc)) from None
+    for n, row in numbered:
+        try:
+            text = row.get("text")
+            if not isinstance(text, str) or not text.strip():
+                raise MemoryStoreError('"text" must be a non-empty string')
+            mid = row.get("id")
+            if mid is not None and (not isinstance(mid, str) or not mid):
+                raise MemoryStoreError('"id" must be a non-empty string')
+            source = row.get("source", "imported")
+            if source not in SOURCES:
+                raise MemoryStoreError(f'"source" must be one of {", ".join(SOURCES)}')
+            created = row.get("created_at", "")
+            if not isinstance(created, str):
+                raise MemoryStoreError('"created_at" must be an ISO-8601 string')
+            meta = validate_metadata(row.get("metadata") or {})
+        except MemoryStoreError as exc:
+            raise MemoryStoreError(f"{path}, line {n}: {exc}") from None
+        if mid is None:
+            import uuid
 
-                mid = uuid.uuid4().hex
-            if mid in seen:
-                raise MemoryStoreError(f"{path}: line {n}: id {mid!r} appears twice")
-            seen.add(mid)
-            records.append(Memory(mid, text, None, created, source, meta))
+            mid = uuid.uuid4().hex
+        if mid in seen:
+            raise MemoryStoreError(f"{path}, line {n}: id {mid!r} appears twice")
+        seen.add(mid)
+        records.append(Memory(mid, text, None, created, source, meta))
     return records
 
 

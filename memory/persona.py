@@ -2,25 +2,26 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
+
+from memory.jsonl import read_jsonl
 
 DATA = Path(__file__).parent / "data"
 PERSONA_PATH = DATA / "persona.jsonl"
 QUESTIONS_PATH = DATA / "persona_questions.jsonl"
 UNRELATED_PATH = DATA / "unrelated_questions.jsonl"
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """The JSON objects of a JSONL file, skipping blank lines."""
-    with path.open(encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+CONVERSATION_PATH = DATA / "demo_conversation.jsonl"
 
 
 def persona() -> list[dict[str, Any]]:
     """The persona memories: {"id", "text", "metadata"}."""
-    return read_jsonl(PERSONA_PATH)
+    return [row for _, row in read_jsonl(PERSONA_PATH)]
+
+
+def demo_conversation() -> list[tuple[str, bool]]:
+    """A scripted mixed conversation about the persona: (message, needs memory)."""
+    return [(row["message"], row["retrieve"]) for _, row in read_jsonl(CONVERSATION_PATH)]
 
 
 def seed_demo(store: Any) -> int:

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from assistant.fake_api import FakeAnthropicServer
 
 _real_connect = socket.socket.connect
+ROOT = Path(__file__).resolve().parent.parent
+# What the code writes when it is run for real: benchmark reports, the README's
+# screenshot, the gate weights, the demo data. Tests must write only to temp folders.
+WRITTEN_BY_TOOLS = ("docs", "assistant/data", "memory/data")
 
 
 def _loopback_only(self: socket.socket, address: object) -> None:
@@ -37,6 +43,28 @@ def _no_network_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket.socket, "connect", _loopback_only)
 
 
+def _stamps() -> dict[str, tuple[int, int]]:
+    """(mtime, size) of every file in the folders that tools write to."""
+    return {
+        str(path.relative_to(ROOT)): (path.stat().st_mtime_ns, path.stat().st_size)
+        for folder in WRITTEN_BY_TOOLS
+        for path in sorted((ROOT / folder).rglob("*"))
+        if path.is_file() and "quick" not in path.relative_to(ROOT).parts  # bench-quick's own
+    }
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _checkout_untouched() -> Iterator[None]:
+    """Fail the run if a test wrote into docs/ or a data folder of the checkout."""
+    before = _stamps()
+    yield
+    after = _stamps()
+    changed = sorted(
+        name for name in before.keys() | after.keys() if before.get(name) != after.get(name)
+    )
+    assert not changed, f"tests wrote into the checkout (use tmp_path): {changed}"
+
+
 @pytest.fixture(scope="session")
 def _fake_server() -> Iterator[FakeAnthropicServer]:
     with FakeAnthropicServer() as server:
@@ -51,6 +79,14 @@ def fake_api(_fake_server: FakeAnthropicServer) -> Iterator[FakeAnthropicServer]
     yield _fake_server
     _fake_server.responder = default
     _fake_server.reset()
+
+
+@pytest.fixture
+def held() -> Iterator[threading.Event]:
+    """For Reply(hold=...): a reply that arrives only after the test, never before a timeout."""
+    event = threading.Event()
+    yield event
+    event.set()  # let the server's handler thread finish
 
 
 @pytest.fixture

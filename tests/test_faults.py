@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from dataclasses import replace
 
 import pytest
 
@@ -15,14 +16,19 @@ from memory.store import MemoryStore
 
 KEY = "sk-ant-FAULTS-0123456789-recognisable"
 SKIP = '{"retrieve": false, "query": "", "reason": "small talk"}'
-TIMEOUT = 0.5
+# The one call that is meant to time out gets a short timeout and a reply held back until
+# the test ends, so it always times out; every other call gets a timeout no loaded
+# machine reaches, so it never does.
+SHORT_TIMEOUT = 0.5
+TIMEOUT = 60.0
+SLOW = "slower_than_timeout"
 
 FAULTS = {
     "http_500": Reply(status=500),
     "http_529_overloaded": Reply(status=529),
     "http_429_retry_after": Reply(status=429, headers={"retry-after": "1"}),
     "http_401": Reply(status=401),
-    "slower_than_timeout": Reply(text=SKIP, delay=TIMEOUT * 3),
+    SLOW: Reply(text=SKIP),  # held back by the test: see _held
     "broken_mid_reply": Reply(text="one two three four five six", break_after=1),
     "only_thinking": Reply(thinking="Let me think about this for a long while..."),
     "stop_max_tokens": Reply(text='{"retrieve": false, "query": "", "reason": "x"}'),
@@ -39,13 +45,19 @@ def store(tmp_path):
     return store
 
 
-def _pipeline(client, store, gate_client=None):
+def _pipeline(client, store, *, gate_timeout=TIMEOUT, chat_timeout=TIMEOUT):
     return Pipeline(
-        gate=LlmGate(gate_client or client, "gate", timeout=TIMEOUT),
+        gate=LlmGate(client, "gate", timeout=gate_timeout),
         store=store,
-        responder=ModelResponder(client, "chat"),
+        responder=ModelResponder(client.with_options(timeout=chat_timeout), "chat"),
         capturer=Capturer(store, client, "gate", timeout=TIMEOUT),
     )
+
+
+def _held(fault: str, held) -> Reply:
+    """The fault's reply; the slow one is held back until the test is over."""
+    reply = FAULTS[fault]
+    return replace(reply, hold=held) if fault == SLOW else reply
 
 
 @pytest.fixture
@@ -56,11 +68,12 @@ def client(fake_api):
 
 
 @pytest.mark.parametrize("fault", sorted(FAULTS))
-def test_gate_fault_fails_open_and_the_turn_completes(fake_api, client, store, fault):
+def test_gate_fault_fails_open_and_the_turn_completes(fake_api, client, store, fault, held):
     before = store.count()
-    reply = GATE_BROKEN if fault == "broken_mid_reply" else FAULTS[fault]
+    reply = GATE_BROKEN if fault == "broken_mid_reply" else _held(fault, held)
     fake_api.queue(reply, Reply(text="Thursday at 7:30pm."))
-    turn = _pipeline(client, store).respond("when am I meeting Alex?")
+    pipeline = _pipeline(client, store, gate_timeout=SHORT_TIMEOUT if fault == SLOW else TIMEOUT)
+    turn = pipeline.respond("when am I meeting Alex?")
     assert turn.decision.retrieve is True
     assert turn.decision.failed_open and turn.decision.label == "failed open"
     assert "failing open" in turn.decision.reason
@@ -70,11 +83,14 @@ def test_gate_fault_fails_open_and_the_turn_completes(fake_api, client, store, f
 
 
 @pytest.mark.parametrize("fault", sorted(FAULTS))
-def test_chat_fault_reads_well_and_the_chat_goes_on(fake_api, client, store, fault):
+def test_chat_fault_reads_well_and_the_chat_goes_on(fake_api, client, store, fault, held):
     before = store.count()
     pipeline = _pipeline(client, store)
-    fake_api.queue(Reply(text=SKIP), FAULTS[fault])
-    failed = pipeline.respond("tell me a joke")
+    fake_api.queue(Reply(text=SKIP), _held(fault, held))
+    # Only the failing call has the short timeout; the pipeline holds no state between
+    # turns, so the conversation goes on through the history it is given.
+    chat_timeout = SHORT_TIMEOUT if fault == SLOW else TIMEOUT
+    failed = _pipeline(client, store, chat_timeout=chat_timeout).respond("tell me a joke")
     assert failed.error, "a failed reply must say so"
     assert KEY not in failed.error and "Traceback" not in failed.error
     assert len(failed.error) < 200

@@ -141,8 +141,8 @@ def test_reply_cut_off_at_max_tokens_fails_open(fake_api, sdk_client):
     assert "cut off" in decision.reason
 
 
-def test_slow_reply_times_out_and_fails_open(fake_api, sdk_client):
-    fake_api.queue(Reply(text=SKIP_JSON, delay=1.5))
+def test_slow_reply_times_out_and_fails_open(fake_api, sdk_client, held):
+    fake_api.queue(Reply(text=SKIP_JSON, hold=held))
     decision = LlmGate(sdk_client, "m", timeout=0.3).decide("what's 2+2?")
     assert decision.retrieve is True
     assert decision.failed_open

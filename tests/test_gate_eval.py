@@ -100,14 +100,34 @@ def test_model_modes_need_a_key(tmp_path, capsys, mode):
     assert "ANTHROPIC_API_KEY" in capsys.readouterr().err
 
 
-def test_cascade_counts_llm_calls_against_the_fake_server(tmp_path, capsys, fake_api, monkeypatch):
+# Messages the local gate is unsure about (P(retrieve) inside the cascade's band with the
+# shipped weights): the cascade must hand these to the LLM.
+UNSURE = [
+    "what do you think about that?",
+    "what time is it there?",
+    "is it going to rain?",
+    "tell me more about her",
+]
+
+
+def test_cascade_asks_the_llm_about_unsure_messages_only(tmp_path, capsys, fake_api, monkeypatch):
     from assistant.fake_api import Reply
 
-    fake_api.responder = lambda _req: Reply(text='{"retrieve": true, "query": "", "reason": "x"}')
+    fake_api.responder = lambda _req: Reply(
+        text='{"retrieve": false, "query": "", "reason": "the fake LLM says no"}'
+    )
     monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_api.url)
-    assert run([str(write(tmp_path, ROWS)), "--gate", "cascade", "--json"]) == 0
+    rows = ROWS + [{"message": m, "retrieve": False, "source": "unsure"} for m in UNSURE]
+    assert run([str(write(tmp_path, rows)), "--gate", "cascade", "--by", "source", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert result["llm_calls"] == len(fake_api.requests) <= result["n"]
+    asked = [r.prompt_text for r in fake_api.requests]
+    assert result["llm_calls"] >= 1, "no message was unsure: UNSURE needs new examples"
+    assert result["llm_calls"] == len(asked)  # each one a real request over HTTP
+    # Only unsure messages went to the LLM, and its "no" is what the cascade decided.
+    assert all(any(m in prompt for m in UNSURE) for prompt in asked)
+    assert result["by_source"]["unsure"]["skip_rate"] >= result["llm_calls"] / len(UNSURE)
+    assert result["by_source"]["math"]["skip_rate"] == 1.0
+    assert result["by_source"]["mine"]["recall"] == 1.0  # sure cases never wait on a model
 
 
 def test_missing_file_is_a_clear_error(tmp_path, capsys):

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from bench.load import run
+from assistant.eval.load import run_load
 
 
 @pytest.mark.timeout(180)
 def test_concurrent_offline_sessions_run_without_errors():
-    result = run(sessions=4, seconds=3.0)
+    result = run_load(sessions=4, seconds=3.0)
     assert result.errors == 0, result.first_error
     assert result.turns >= 4
     assert result.seconds < 60  # it stopped by itself

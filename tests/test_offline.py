@@ -51,9 +51,39 @@ def test_arithmetic_wins_over_memories_and_streams_once():
         ("what is 1,000 * 3", "1,000 * 3 = 3000"),
         ("10 / 4", "10 / 4 = 2.5"),
         ("1/0", "I can't compute that offline: division by zero."),
+        ("0." + "0" * 180 + "1 ^ -2", "I can't compute that offline: the result is too large."),
         ("tell me a joke", None),
         ("2024", None),
+        ("10.5-2.25", "10.5-2.25 = 8.25"),
+        ("2*3-4-5", "2*3-4-5 = -3"),
+        ("what is 2024 - 1990?", "2024 - 1990 = 34"),
     ],
 )
 def test_arithmetic_answers(message, answer):
     assert answer_arithmetic(message) == answer
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "2024-12-25",  # dates
+        "what is 2024-12-25?",
+        "12/25/2024",
+        "25.12.2024",
+        "10:30",  # times
+        "9:30-10:00",
+        "555-1234",  # phone numbers
+        "(555) 123-4567",
+        "1-800-555-0199",
+        "+1 617 555 0100",
+        "1.2.3",  # versions
+        "192.168.0.1",
+        "123-45-6789",  # ids
+        "007-12",
+    ],
+)
+def test_dates_times_phone_numbers_versions_and_ids_are_not_arithmetic(message):
+    # They reach the memories or the "needs a model" reply, never "2024-12-25 = 1987".
+    assert answer_arithmetic(message) is None
+    assert OfflineResponder().compose(message, []) == NEEDS_A_MODEL
+    assert OfflineResponder().compose(message, [memory("Xmas at Mum's")]).startswith("From your")

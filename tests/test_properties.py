@@ -118,6 +118,18 @@ def test_arithmetic_is_a_number_or_a_clear_refusal(expression):
         assert isinstance(value, (int, float))
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    day=st.dates(),
+    style=st.sampled_from(["%Y-%m-%d", "%m/%d/%Y", "%d/%m/%Y", "%d.%m.%Y", "%Y/%m/%d"]),
+    phone=st.from_regex(r"\A(?:\d{3}-\d{4}|1-\d{3}-\d{3}-\d{4}|\(\d{3}\) \d{3}-\d{4})\Z"),
+)
+def test_no_date_or_phone_number_is_computed(day, style, phone):
+    for text in (day.strftime(style), phone):
+        assert answer_arithmetic(text) is None, text
+        assert answer_arithmetic(f"what is {text}?") is None, text
+
+
 @pytest.mark.parametrize(
     "attack",
     [

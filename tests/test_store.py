@@ -15,8 +15,9 @@ from chromadb.utils.embedding_functions import register_embedding_function
 
 from assistant.config import Settings
 from memory import store as store_module
+from memory.jsonl import read_jsonl
 from memory.lexical import BM25Index, tokenize
-from memory.persona import QUESTIONS_PATH, persona, read_jsonl, seed_demo
+from memory.persona import QUESTIONS_PATH, persona, seed_demo
 from memory.store import (
     DEFAULT_MIN_SIMILARITY,
     Added,
@@ -63,7 +64,7 @@ def test_paraphrased_question_finds_the_memory(demo: MemoryStore, question: str,
 
 
 def test_persona_question_set_recall_at_5_is_at_least_095(demo: MemoryStore):
-    rows = read_jsonl(QUESTIONS_PATH)
+    rows = [row for _, row in read_jsonl(QUESTIONS_PATH)]
     assert len(rows) >= 40
     hits = sum(
         bool(

@@ -1,1 +1,1 @@
-"""Evaluations: `python -m assistant.eval recall ...` and `python -m assistant.eval gate ...`."""
+"""Evaluations: `python -m assistant.eval recall|gate|load ...`."""

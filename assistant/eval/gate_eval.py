@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from assistant.eval.stats import percentile
 from assistant.gate_modes import MODES, NAMES
+from memory.jsonl import JsonlError, read_jsonl
 
 
 class DataError(ValueError):
@@ -36,39 +38,25 @@ def read_rows(path: Path, split: str | None = None) -> tuple[list[Row], int]:
     """(labelled rows, number of null-label rows skipped); DataError names the bad line."""
     rows: list[Row] = []
     skipped = 0
-    with Path(path).open(encoding="utf-8") as fh:
-        for number, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"{path}, line {number}: not valid JSON ({exc.msg})") from None
-            if not isinstance(data, dict):
-                raise DataError(f"{path}, line {number}: expected a JSON object")
-            message, label = data.get("message"), data.get("retrieve", ...)
-            if not isinstance(message, str):
-                raise DataError(f"{path}, line {number}: 'message' must be a string")
-            if label is ...:
-                raise DataError(f"{path}, line {number}: missing 'retrieve'")
-            if label is None:
-                skipped += 1
-                continue
-            if not isinstance(label, bool):
-                raise DataError(f"{path}, line {number}: 'retrieve' must be true, false or null")
-            if split is not None and data.get("split") != split:
-                continue
-            rows.append(Row(message, label, data))
+    try:
+        numbered = list(read_jsonl(path))
+    except JsonlError as exc:
+        raise DataError(str(exc)) from None
+    for number, data in numbered:
+        message, label = data.get("message"), data.get("retrieve", ...)
+        if not isinstance(message, str):
+            raise DataError(f"{path}, line {number}: 'message' must be a string")
+        if label is ...:
+            raise DataError(f"{path}, line {number}: missing 'retrieve'")
+        if label is None:
+            skipped += 1
+            continue
+        if not isinstance(label, bool):
+            raise DataError(f"{path}, line {number}: 'retrieve' must be true, false or null")
+        if split is not None and data.get("split") != split:
+            continue
+        rows.append(Row(message, label, data))
     return rows, skipped
-
-
-def _percentile(values: list[float], q: float) -> float:
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    # Nearest-rank percentile: a reported p95 is a latency someone actually saw.
-    rank = max(1, int(-(-q * len(ordered) // 100)))
-    return ordered[min(rank, len(ordered)) - 1]
 
 
 def score(labels: Iterable[bool], predictions: Iterable[bool], ms: Iterable[float]) -> dict:
@@ -88,8 +76,8 @@ def score(labels: Iterable[bool], predictions: Iterable[bool], ms: Iterable[floa
         "precision": round(precision, 4),
         "recall": round(recall, 4),
         "f1": round(f1, 4),
-        "p50_ms": round(_percentile(ms, 50), 3),
-        "p95_ms": round(_percentile(ms, 95), 3),
+        "p50_ms": round(percentile(ms, 0.50), 3),
+        "p95_ms": round(percentile(ms, 0.95), 3),
         "skip_rate": round(sum(not p for p in predictions) / n, 4) if n else 0.0,
     }
 

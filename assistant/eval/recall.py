@@ -16,10 +16,12 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from assistant.eval.stats import percentile
+from memory.jsonl import read_jsonl
 
 LOCOMO_TEXT_FORMATS = ("plain", "speaker", "speaker+caption", "speaker+caption+date")
 
@@ -82,18 +84,11 @@ def load_locomo(path: Path, fmt: str = "speaker") -> Dataset:
     return ds
 
 
-def _jsonl(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
-    with Path(path).open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if line.strip():
-                yield n, json.loads(line)
-
-
 def load_jsonl(memories: Path, questions: Path) -> Dataset:
     """Read {"id", "text"} memory lines and {"question", "memory_id(s)"} question lines."""
     ds = Dataset()
-    ds.memories["eval"] = [(str(row["id"]), row["text"]) for _, row in _jsonl(memories)]
-    for n, row in _jsonl(questions):
+    ds.memories["eval"] = [(str(row["id"]), row["text"]) for _, row in read_jsonl(memories)]
+    for n, row in read_jsonl(questions):
         targets = row.get("memory_ids") or ([row["memory_id"]] if "memory_id" in row else [])
         if not targets:
             raise ValueError(f"{questions}:{n}: question has no memory_id / memory_ids")
@@ -103,13 +98,6 @@ def load_jsonl(memories: Path, questions: Path) -> Dataset:
             )
         )
     return ds
-
-
-def _percentile(values: list[float], q: float) -> float:
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
 def _figures(rows: list[dict[str, Any]], k: int) -> dict[str, Any]:
@@ -163,7 +151,7 @@ def evaluate(
     times = [r["ms"] for r in rows]
     report = _figures(rows, k)
     report["p50_ms"] = round(statistics.median(times), 2) if times else 0.0
-    report["p95_ms"] = round(_percentile(times, 0.95), 2)
+    report["p95_ms"] = round(percentile(times, 0.95), 2)
     report["with_cutoff"] = _cutoff_figures(rows, k, cutoff)
     if by_category:
         cats = sorted({r["category"] for r in rows})

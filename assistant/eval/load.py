@@ -1,7 +1,8 @@
-"""A bounded load test: N concurrent simulated sessions through the offline pipeline.
+"""A bounded load run: N concurrent sessions through the offline pipeline, turns/s, p50/p95.
 
-Offline mode (local gate, offline responder, embedded Chroma) touches no network at all:
-every turn runs on this machine. The run stops by itself after `seconds`.
+Offline mode (local gate, offline responder, embedded Chroma in a temporary folder)
+touches no network at all: every turn runs on this machine. The run stops by itself
+after --seconds. Each session replays the demo persona's scripted conversation.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from bench.pipeline_bench import CONVERSATION
+from assistant.eval.stats import percentile
+from memory.persona import demo_conversation
 
 
 @dataclass
@@ -32,10 +34,12 @@ class LoadResult:
     first_error: str | None = None
 
 
-def run(sessions: int = 8, seconds: float = 10.0, max_turns: int = 100_000) -> LoadResult:
+def run_load(sessions: int = 8, seconds: float = 10.0, max_turns: int = 100_000) -> LoadResult:
     """Drive `sessions` threads through the scripted conversation until time is up."""
     from assistant.config import Settings
     from assistant.factory import build_assistant
+
+    conversation = [message for message, _ in demo_conversation()]
 
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(memory_dir=Path(tmp) / "mem", user_id="load", gate_mode="local")
@@ -52,7 +56,7 @@ def run(sessions: int = 8, seconds: float = 10.0, max_turns: int = 100_000) -> L
             i = n  # each session starts at a different point of the conversation
             while time.perf_counter() < deadline and budget.acquire(blocking=False):
                 # A tag makes every message new, so no turn is served from the embedding cache.
-                message = f"{CONVERSATION[i % len(CONVERSATION)][0]} [s{n} t{i}]"
+                message = f"{conversation[i % len(conversation)]} [s{n} t{i}]"
                 started = time.perf_counter()
                 try:
                     turn = assistant.pipeline.run(message, history[-8:], capture=False)
@@ -81,19 +85,19 @@ def run(sessions: int = 8, seconds: float = 10.0, max_turns: int = 100_000) -> L
         errors=len(errors),
         turns_per_second=round(len(latencies) / elapsed, 1),
         p50_ms=round(statistics.median(ordered), 2),
-        p95_ms=round(ordered[int(0.95 * (len(ordered) - 1))], 2),
+        p95_ms=round(percentile(ordered, 0.95), 2),
         first_error=errors[0] if errors else None,
     )
 
 
-def main() -> None:
-    """Command line: python -m bench.load --sessions 8 --seconds 10."""
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--sessions", type=int, default=8)
-    parser.add_argument("--seconds", type=float, default=10.0)
-    args = parser.parse_args()
-    print(json.dumps(asdict(run(args.sessions, args.seconds)), indent=2))
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `python -m assistant.eval load`."""
+    parser.add_argument("--sessions", type=int, default=8, help="concurrent sessions (8)")
+    parser.add_argument("--seconds", type=float, default=10.0, help="how long to run (10)")
 
 
-if __name__ == "__main__":
-    main()
+def run(args: argparse.Namespace) -> int:
+    """Print the figures as JSON; exit 1 when any turn failed."""
+    result = run_load(args.sessions, args.seconds)
+    print(json.dumps(asdict(result), indent=2))
+    return 1 if result.errors else 0

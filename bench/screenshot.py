@@ -1,0 +1,56 @@
+"""The README's picture, docs/screenshot.png: a skipped and a retrieved turn in Chromium.
+
+    python -m bench.screenshot [--out docs/screenshot.png]
+
+`make bench` runs it too. The offline demo runs on fresh memories in a temporary folder,
+so the picture never shows this machine's own memories.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+from tests.browser import browser_missing, chromium_page, running_app, two_demo_turns, wait_usable
+
+ROOT = Path(__file__).resolve().parent.parent
+SCREENSHOT = ROOT / "docs" / "screenshot.png"
+SIZE = (1600, 1040)
+
+
+def take(out: Path = SCREENSHOT) -> Path:
+    """Drive the demo through two turns and save the page as a PNG at `out`."""
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        chromium_page(*SIZE) as page,
+        running_app(Path(tmp) / "memories") as app,
+    ):
+        try:
+            page.goto(app.url)
+            wait_usable(page)
+            two_demo_turns(page)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(out))
+        except Exception:
+            print(app.log_tail(), file=sys.stderr)
+            raise
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: write the screenshot, or say why the browser cannot run here."""
+    parser = argparse.ArgumentParser(prog="python -m bench.screenshot", description=__doc__)
+    parser.add_argument("--out", type=Path, default=SCREENSHOT)
+    args = parser.parse_args(argv)
+    missing = browser_missing()
+    if missing:
+        print(f"error: {missing}", file=sys.stderr)
+        return 1
+    print(f"wrote {take(args.out)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
