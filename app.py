@@ -601,6 +601,9 @@ def main() -> None:
     clicked = example_prompt()
     # Drawn before the store loads, so the input is there as soon as the page is.
     typed = st.chat_input("Ask anything…")
+    message: Any = clicked or typed
+    if isinstance(message, str) and message.strip():  # empty messages are ignored
+        inbox().append(message.strip())  # first, before anything a rerun could interrupt
     try:
         assistant = get_assistant()
     except Exception as exc:  # noqa: BLE001 - e.g. a bad setting: say which, not a traceback
@@ -613,9 +616,6 @@ def main() -> None:
         st.subheader("Connection", divider="gray")
         render_connection(assistant)
         mode, capture, compare = render_controls(assistant)
-    message: Any = clicked or typed
-    if isinstance(message, str) and message.strip():  # empty messages are ignored
-        inbox().append(message.strip())  # first, before anything a rerun could interrupt
     render_history(assistant)
     process_inbox(assistant, mode, capture, compare)
     # After the turn, so the counts include it and capture's new memories are listed.

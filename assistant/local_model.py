@@ -103,7 +103,8 @@ class LocalModel:
         self._threads = threads or min(4, os.cpu_count() or 2)
         self.port = port or free_port()
         self._start_timeout = start_timeout
-        self._log_path = log_path or self._cache_dir / "llama-server.log"
+        # One log per port: two apps on one machine share the cache folder, not their logs.
+        self._log_path = log_path or self._cache_dir / "logs" / f"llama-server-{self.port}.log"
         # A fixed seed (with prompt caching off) makes sampling repeatable: for tests and
         # benchmarks. None: a fresh seed per request, as llama.cpp does by default.
         self._seed = seed

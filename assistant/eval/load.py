@@ -42,7 +42,9 @@ def run_load(sessions: int = 8, seconds: float = 10.0, max_turns: int = 100_000)
     conversation = [message for message, _ in demo_conversation()]
 
     with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(memory_dir=Path(tmp) / "mem", user_id="load", gate_mode="local")
+        settings = Settings(
+            memory_dir=Path(tmp) / "mem", user_id="load", gate_mode="local", local_model="off"
+        )
         assistant = build_assistant(settings)  # offline: no key, no base URL
         assistant.pipeline.gate.decide("warm up")
         latencies: list[float] = []
