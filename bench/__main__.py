@@ -28,6 +28,7 @@ SECTIONS: list[tuple[str, str, str]] = [
     ("Gate quality", "bench.gate_report", "accuracy, recall and skip rate per source"),
     ("Memory search and quality", "bench.memory_bench", "search vs size, embeddings, LoCoMo"),
     ("App cold start", "bench.app_bench", "until the chat input is usable in Chromium"),
+    ("Real local model", "bench.local_model_bench", "Qwen2.5 1.5B in llama.cpp: gates, replies"),
 ]
 PACKAGES = ("anthropic", "chromadb", "streamlit", "onnxruntime", "tokenizers", "numpy")
 

@@ -1,0 +1,395 @@
+"""The real local model: gates on Qwen2.5-Coder-1.5B, and replies gated vs always-retrieve.
+
+Everything here runs against llama.cpp on 127.0.0.1 with the default model (the app's own
+no-key setup, started once), so these are the figures a presenter sees on this machine:
+
+- gates: the local gate, the LLM gate with the seed's exact prompt, the LLM gate as the
+  registry builds it for a local endpoint, and cascade, on a stratified sample of the
+  external set (by source) and of our own unseen sets (by kind);
+- replies: first token and tokens/s on a short prompt with no memories, and on the scripted
+  demo conversation gated (local gate) vs always-retrieve. Each turn's memories carry a
+  fresh note, so llama.cpp's prompt cache cannot reuse an always-retrieve prompt.
+
+Skipped, with a line saying why, when the model parts are not installed.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from assistant.eval.gate_eval import Row, evaluate, read_rows
+from assistant.eval.stats import percentile
+
+ROOT = Path(__file__).resolve().parent.parent
+EVAL_DIR = ROOT.parent / "shared" / "eval"
+DATA_DIR = ROOT / "assistant" / "data"
+OWN_SETS = ("gate_fresh_test.jsonl", "gate_fresh2_test.jsonl", "gate_fresh3_test.jsonl")
+SEED = 11  # the samples are the same on every run
+REPLY_MAX_TOKENS = 160  # long enough for a steady tokens/s figure, short enough for the run
+SHORT_PROMPTS = (
+    "Tell me a joke.",
+    "What's 2+2?",
+    "Name a colour.",
+    "Say hello in French.",
+    "What is the capital of Peru?",
+    "Give me one word that rhymes with cat.",
+    "What day comes after Monday?",
+    "Suggest a name for a goldfish.",
+)
+
+
+def _sizes(quick: bool) -> dict[str, int]:
+    # quick: 12 gate messages and a 3-turn conversation, so `make bench-quick` stays short.
+    if quick:
+        return {"per_source": 1, "per_kind": 0, "own_total": 6, "turns": 3, "short": 3}
+    return {"per_source": 8, "per_kind": 2, "own_total": 0, "turns": 20, "short": 8}
+
+
+def gate_samples(quick: bool) -> dict[str, list[Row]]:
+    """Stratified samples: the external set by source, our unseen sets by kind."""
+    size = _sizes(quick)
+    rng = random.Random(SEED)
+    external = read_rows(EVAL_DIR / "gate_external.jsonl")[0]
+    by_source: dict[str, list[Row]] = {}
+    for row in external:
+        by_source.setdefault(str(row.fields.get("source")), []).append(row)
+    ext = [r for key in sorted(by_source) for r in rng.sample(by_source[key], size["per_source"])]
+    own_all: list[Row] = []
+    for name in OWN_SETS:
+        path = DATA_DIR / name
+        if path.exists():
+            for row in read_rows(path)[0]:
+                row.fields["source"] = f"{row.fields.get('split', name)}/{row.fields.get('kind')}"
+                own_all.append(row)
+    by_kind: dict[str, list[Row]] = {}
+    for row in own_all:
+        by_kind.setdefault(str(row.fields["source"]), []).append(row)
+    if size["per_kind"]:
+        own = [r for k in sorted(by_kind) for r in rng.sample(by_kind[k], size["per_kind"])]
+    else:  # quick: half that need memory, half that don't
+        pos = [r for r in own_all if r.retrieve]
+        neg = [r for r in own_all if not r.retrieve]
+        half = size["own_total"] // 2
+        own = rng.sample(pos, half) + rng.sample(neg, size["own_total"] - half)
+    rng.shuffle(ext)
+    rng.shuffle(own)
+    return {"external": ext, "own_unseen": own}
+
+
+def model_missing() -> str | None:
+    """Why the default model cannot run here, or None when it can (assembling it if needed)."""
+    try:
+        import xllamacpp  # noqa: F401
+    except ImportError:
+        return "xllamacpp is not installed (pip install -e '.[local]')"
+    from assistant.model_file import ModelFileError, assemble_default_model
+
+    try:
+        assemble_default_model()
+    except ModelFileError as exc:
+        return str(exc)
+    return None
+
+
+def _ms(values: Sequence[float]) -> dict[str, float]:
+    return {
+        "p50_ms": round(statistics.median(values), 1) if values else 0.0,
+        "p95_ms": round(percentile(values, 0.95), 1),
+        "n": len(values),
+    }
+
+
+def _gates(settings: Any, client: Any, quick: bool) -> dict[str, Any]:
+    from assistant.gate import GATE_PROMPT, LlmGate
+    from assistant.gate_modes import build_gate
+
+    gates = {
+        "local": build_gate("local", settings, None),
+        "llm": build_gate("llm", settings, client),  # as the app builds it for this endpoint
+    }
+    if not quick:  # the seed's exact prompt, on the same model and messages
+        gates["llm (seed prompt)"] = LlmGate(
+            client, settings.gate_model, timeout=settings.gate_timeout, prompt=GATE_PROMPT
+        )
+    gates["cascade"] = build_gate("cascade", settings, client)
+    gates["local"].warm()
+    return gates
+
+
+def run_gates(
+    settings: Any, client: Any, quick: bool, progress: Callable[[str], None] = print
+) -> dict[str, Any]:
+    """Score every gate on both samples against the running local model."""
+    samples = gate_samples(quick)
+    out: dict[str, Any] = {"n": {k: len(v) for k, v in samples.items()}}
+    for set_name, rows in samples.items():
+        per_gate: dict[str, Any] = {}
+        for name, gate in _gates(settings, client, quick).items():
+            progress(f"gate {name} on {set_name} ({len(rows)} messages)")
+            result = evaluate(gate, rows, by="source")
+            calls = result.get("llm_calls", len(rows) if name.startswith("llm") else 0)
+            per_gate[name] = {
+                **{k: result[k] for k in ("n", "accuracy", "recall", "p50_ms", "p95_ms")},
+                "failed_open": result["failed_open"],
+                "failed_open_share": round(result["failed_open"] / max(result["n"], 1), 3),
+                "llm_calls": calls,
+            }
+        per_gate["ratio_llm_over_local_p50"] = round(
+            per_gate["llm"]["p50_ms"] / max(per_gate["local"]["p50_ms"], 1e-6), 1
+        )
+        out[set_name] = per_gate
+    return out
+
+
+class FreshNotes:
+    """A store whose search results carry a new note each turn, so no prompt is ever reused."""
+
+    def __init__(self, store: Any, rng: random.Random) -> None:
+        self._store = store
+        self._rng = rng
+
+    def search(self, query: str, k: int = 5, min_similarity: float | None = None) -> list[Any]:
+        """The store's results, each text tagged with a note number never seen before."""
+        found = self._store.search(query, k=k, min_similarity=min_similarity)
+        return [replace(m, text=f"{m.text} (note {self._rng.randrange(10**6)})") for m in found]
+
+
+def _stream_rate(result: Any) -> float | None:
+    # Tokens after the first, over the time after the first: the steady streaming rate.
+    if result.first_token_ms is None or result.output_tokens < 2:
+        return None
+    secs = (result.elapsed_ms - result.first_token_ms) / 1000.0
+    return (result.output_tokens - 1) / secs if secs > 0 else None
+
+
+def run_replies(
+    settings: Any, client: Any, quick: bool, progress: Callable[[str], None] = print
+) -> dict[str, Any]:
+    """First token and tokens/s: a short prompt alone, and the demo conversation gated vs always."""
+    from assistant.gate import always_gate
+    from assistant.gate_modes import build_gate
+    from assistant.pipeline import Pipeline
+    from assistant.respond import ModelResponder
+    from memory.persona import demo_conversation, seed_demo
+    from memory.store import MemoryStore
+
+    size = _sizes(quick)
+    responder = ModelResponder(client, settings.chat_model, max_tokens=REPLY_MAX_TOKENS)
+    progress(f"short prompts with no memories ({size['short']})")
+    short_first, short_rate = [], []
+    for prompt in SHORT_PROMPTS[: size["short"]]:
+        result = responder.reply(prompt, (), (), searched=False)
+        if result.first_token_ms is not None:
+            short_first.append(result.first_token_ms)
+        if (rate := _stream_rate(result)) is not None:
+            short_rate.append(rate)
+    out: dict[str, Any] = {
+        "short_prompt_first_token": _ms(short_first),
+        "short_prompt_tokens_per_s": round(statistics.median(short_rate), 1) if short_rate else 0,
+    }
+    conversation = demo_conversation()[: size["turns"]]
+    rng = random.Random(SEED)
+    with tempfile.TemporaryDirectory() as tmp:
+        store = MemoryStore.persistent(Path(tmp) / "mem", "bench")
+        store.warm()
+        seed_demo(store)
+        fresh = FreshNotes(store, rng)
+        local = build_gate("local", settings, None)
+        variants = {
+            "gated": Pipeline(gate=local, store=fresh, responder=responder),
+            "always": Pipeline(gate=always_gate(), store=fresh, responder=responder),
+        }
+        history: dict[str, list[Any]] = {name: [] for name in variants}
+        first: dict[str, dict[bool, list[float]]] = {n: {True: [], False: []} for n in variants}
+        rates: dict[str, list[float]] = {name: [] for name in variants}
+        searched: dict[str, int] = dict.fromkeys(variants, 0)
+        progress(f"demo conversation, {len(conversation)} turns, gated and always in turn")
+        for message, needs in conversation:
+            for name, pipeline in variants.items():  # interleaved: both see the same load
+                turn = pipeline.respond(message, history[name])
+                history[name].append(turn)
+                searched[name] += turn.searched
+                if turn.timings.first_token_ms is not None:
+                    first[name][needs].append(turn.timings.first_token_ms)
+                rate = _stream_rate_turn(turn)
+                if rate is not None:
+                    rates[name].append(rate)
+    for name in variants:
+        out[name] = {
+            "first_token_no_memory_needed": _ms(first[name][False]),
+            "first_token_memory_needed": _ms(first[name][True]),
+            "first_token_all": _ms(first[name][False] + first[name][True]),
+            "tokens_per_s": round(statistics.median(rates[name]), 1) if rates[name] else 0,
+            "searches": searched[name],
+        }
+    gated = out["gated"]["first_token_no_memory_needed"]["p50_ms"]
+    always = out["always"]["first_token_no_memory_needed"]["p50_ms"]
+    out["turns"] = len(conversation)
+    out["ratio_first_token_always_over_gated_no_memory_needed"] = round(
+        always / max(gated, 1e-6), 2
+    )
+    return out
+
+
+def _stream_rate_turn(turn: Any) -> float | None:
+    first, reply = turn.timings.first_token_ms, turn.timings.reply_ms
+    if first is None or turn.usage.chat_output < 2:
+        return None
+    # timings.first_token_ms counts from the turn's start; the reply began after gate+search.
+    streaming_s = (reply - (first - turn.timings.gate_ms - turn.timings.search_ms)) / 1000.0
+    return (turn.usage.chat_output - 1) / streaming_s if streaming_s > 0 else None
+
+
+def _prompt_name(settings: Any, client: Any) -> str:
+    import assistant.gate as gate
+    from assistant.gate_modes import build_gate
+
+    prompt = getattr(build_gate("llm", settings, client), "_prompt", None)
+    names = {gate.GATE_PROMPT: "GATE_PROMPT"}
+    if hasattr(gate, "LOCAL_GATE_PROMPT"):
+        names[gate.LOCAL_GATE_PROMPT] = "LOCAL_GATE_PROMPT"
+    return names.get(prompt, "a custom prompt")
+
+
+def load_average() -> str:
+    """The 1/5/15-minute load averages, as the report should state them."""
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
+
+
+def run(quick: bool = False, progress: Callable[[str], None] = print) -> dict[str, Any]:
+    """Start the default local model once, then take every figure in this one run."""
+    missing = model_missing()
+    if missing:
+        return {"skipped": missing}
+    from assistant.config import Settings
+    from assistant.factory import start_local_model
+    from assistant.llm import make_client
+
+    # The app's no-key settings; only the gate's timeout may be raised (MEMGATE_GATE_TIMEOUT),
+    # to judge the model's answers apart from a busy machine's delays.
+    timeout = os.environ.get("MEMGATE_GATE_TIMEOUT")
+    env = {} if timeout is None else {"MEMGATE_GATE_TIMEOUT": timeout}
+    settings, local = start_local_model(Settings.from_env(env))
+    try:
+        started = time.perf_counter()
+        status = local.wait_ready()
+        if not status.ready:
+            return {"skipped": f"the local model did not start: {status.error}"}
+        results: dict[str, Any] = {
+            "model": status.name,
+            "model_ready_s": round(time.perf_counter() - started, 1),
+            "gate_timeout_s": settings.gate_timeout,
+            "load_average_before": load_average(),
+        }
+        client = make_client(settings)
+        results["llm_prompt"] = _prompt_name(settings, client)
+        results["gates"] = run_gates(settings, client, quick, progress)
+        results["replies"] = run_replies(settings, client, quick, progress)
+        results["load_average_after"] = load_average()
+        return results
+    finally:
+        local.stop()
+
+
+def _gate_table(per_gate: dict[str, Any]) -> list[str]:
+    lines = [
+        "| gate | n | accuracy | recall | p50 ms | p95 ms | failed open | LLM calls |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, r in per_gate.items():
+        if name.startswith("ratio"):
+            continue
+        lines.append(
+            f"| {name} | {r['n']} | {r['accuracy']:.3f} | {r['recall']:.3f} | "
+            f"{r['p50_ms']:.0f} | {r['p95_ms']:.0f} | {r['failed_open_share']:.0%} | "
+            f"{r['llm_calls']} |"
+        )
+    return lines
+
+
+def markdown(results: dict[str, Any], plots: Path) -> str:
+    """The report section: gates, replies, and what the figures say."""
+    if "skipped" in results:
+        return f"Not measured: {results['skipped']}"
+    gates, replies = results["gates"], results["replies"]
+    lines = [
+        f"{results['model']} (Q4_K_M) in llama.cpp on 127.0.0.1, the app's no-key setup "
+        f"(2 slots, 2 threads, the gate's {results['gate_timeout_s']:g} s timeout), ready in "
+        f"{results['model_ready_s']:.1f} s. Load average (1/5/15 min) "
+        f"{results['load_average_before']} at the start, {results['load_average_after']} "
+        "at the end: this machine is shared, and llama.cpp slows down more than linearly "
+        "when its cores are busy.",
+        "",
+        "## Gates on the real model",
+        "",
+    ]
+    for set_name, title in (
+        ("external", "External set, stratified by source"),
+        ("own_unseen", "Our unseen sets (fresh, fresh2, fresh3), stratified by kind"),
+    ):
+        g = gates[set_name]
+        lines += [f"**{title}** (n = {gates['n'][set_name]}):", "", *_gate_table(g), ""]
+        lines.append(
+            f"The LLM gate is **{g['ratio_llm_over_local_p50']:.0f}x** slower than the "
+            "local gate at the median, in the same run."
+        )
+        lines.append("")
+    lines += [
+        "A decision that failed open (timeout, no JSON, a reply cut off) counts as "
+        "retrieve: its recall is not skill. `llm` is the gate as the app builds it for a "
+        f"keyless endpoint (prompt: `{results.get('llm_prompt', '?')}`); "
+        "`llm (seed prompt)` sends `should_retrieve`'s exact prompt (full runs only); "
+        "`cascade` asks the `llm` gate only when the local gate is unsure.",
+        "",
+        "## Replies on the real model",
+        "",
+    ]
+    short = replies["short_prompt_first_token"]
+    lines += [
+        f"Short prompt, no memories ({short['n']} prompts): first token p50 "
+        f"**{short['p50_ms'] / 1000:.2f} s** (p95 {short['p95_ms'] / 1000:.2f} s; target "
+        f"<= 1.0 s), streaming **{replies['short_prompt_tokens_per_s']:.1f} tokens/s** "
+        "(target >= 20).",
+        "",
+        f"The scripted demo conversation ({replies['turns']} turns), gated (local gate) and "
+        "always-retrieve interleaved turn by turn; every retrieved memory carries a new note "
+        "each turn, so the prompt cache cannot reuse an always-retrieve prompt:",
+        "",
+        "| variant | searches | first token p50, turns not needing memory | "
+        "turns needing memory | all turns | tokens/s |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for name in ("gated", "always"):
+        r = replies[name]
+        lines.append(
+            f"| {name} | {r['searches']} | "
+            f"{r['first_token_no_memory_needed']['p50_ms'] / 1000:.2f} s "
+            f"(n={r['first_token_no_memory_needed']['n']}) | "
+            f"{r['first_token_memory_needed']['p50_ms'] / 1000:.2f} s | "
+            f"{r['first_token_all']['p50_ms'] / 1000:.2f} s | {r['tokens_per_s']:.1f} |"
+        )
+    ratio = replies["ratio_first_token_always_over_gated_no_memory_needed"]
+    lines += [
+        "",
+        f"On turns that don't need memory, gating makes the first token **{ratio:.1f}x** "
+        "sooner than always-retrieve (p50, same run; target >= 2x).",
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    print(json.dumps(run(quick="--quick" in sys.argv), indent=2))
