@@ -226,11 +226,22 @@ class LocalModel:
         return " | ".join(line.strip() for line in text[-lines:])
 
     def ensure_running(self) -> str | None:
-        """Restart a server that died; returns a sentence saying so, or None if all is well."""
+        """Restart a server that died or stopped answering; says so, or None if all is well."""
         with self._lock:
             proc = self._proc
-            if self._status.state != "ready" or proc is None or proc.poll() is None:
+            if self._status.state != "ready" or proc is None:
                 return None
+            if proc.poll() is None:
+                if health(self.base_url, timeout=2.0):
+                    return None
+                # Not answering: either dying (a killed process with native threads takes a
+                # moment to be reaped) or hung. Give it a moment, then end it ourselves.
+                try:
+                    proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait(timeout=10)
+                    return self.restart("the local model stopped answering")
             code = proc.returncode
         return self.restart(f"the local model had stopped (exit code {code})")
 

@@ -165,7 +165,7 @@ def test_offline_says_the_local_model_is_switched_off(app: AppTest) -> None:
     # conftest sets MEMGATE_LOCAL_MODEL=off: the one state where the offline responder runs
     # by choice. The sidebar and every offline reply say so.
     sidebar = "\n".join(w.value for w in app.sidebar.warning)
-    assert "switched off" in sidebar and "MEMGATE\\_LOCAL\\_MODEL=off" in sidebar
+    assert "switched off" in sidebar and "MEMGATE\\_LOCAL\\_MODEL" in sidebar
     send(app, "What's 2+2?")
     captions = "\n".join(c.value for c in assistant_messages(app)[0].caption)
     assert "offline responder" in captions and "switched off" in captions

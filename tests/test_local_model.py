@@ -198,7 +198,7 @@ def test_killing_the_server_mid_stream_ends_that_turn_and_the_next_completes(
     from assistant.config import Settings
     from assistant.factory import Assistant
 
-    model = LocalModel(str(SMALL), log_path=tmp_path / "server.log")
+    model = LocalModel(str(SMALL), log_path=tmp_path / "server.log", seed=7)
     try:
         assert model.start().wait_ready().ready
         client = _client(model.base_url)
@@ -220,10 +220,10 @@ def test_killing_the_server_mid_stream_ends_that_turn_and_the_next_completes(
         assert turn.error and "cut off" in turn.error  # readable, not a traceback
         assert turn.reply  # what arrived before the crash is kept
 
-        _wait_dead(pid)  # SIGKILL is quick, but a 100 MB process takes a moment to go
         notice = assistant.prepare_turn()
         assert notice and "restarted" in notice and "exit code -9" in notice
-        after = pipeline.respond("Say hello.")
+        pipeline.responder = ModelResponder(client, "local-gguf", max_tokens=200)
+        after = pipeline.respond("Say hello to me.")
         assert after.error is None and after.reply.strip()
         assert model.status.restarts == 1
     finally:
@@ -341,3 +341,33 @@ def test_the_gate_eval_runs_the_llm_gate_on_the_local_model_with_no_key(tmp_path
     assert result["model"].startswith("Smollm2") and result["endpoint"] == "127.0.0.1"
     assert 0 <= result["failed_open"] <= 3
     assert "starting the local model" in done.stderr
+
+
+def _default_model_installed() -> bool:
+    from assistant.model_file import part_paths
+
+    try:
+        part_paths()
+    except ModelFileError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _default_model_installed(), reason="the 1.5B model parts are not installed")
+def test_the_default_model_answers_the_hero_prompt_from_memory(
+    tmp_path: Path, store: MemoryStore
+) -> None:
+    from assistant.model_file import assemble_default_model
+
+    # The 1.1 GB default model, where it is installed: the demo's own question, end to end.
+    model = LocalModel(str(assemble_default_model()), log_path=tmp_path / "server.log", seed=7)
+    try:
+        assert model.start().wait_ready().ready
+        assert "Qwen2.5 Coder 1.5B" in model.status.name
+        turn = _pipeline(_client(model.base_url, timeout=300), store).respond(
+            "When am I meeting Alex?"
+        )
+        assert turn.error is None and turn.memories
+        assert "Thursday" in turn.reply or "Nopa" in turn.reply, turn.reply
+    finally:
+        model.stop()
