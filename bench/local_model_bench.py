@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import random
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -33,7 +34,6 @@ EVAL_DIR = ROOT.parent / "shared" / "eval"
 DATA_DIR = ROOT / "assistant" / "data"
 OWN_SETS = ("gate_fresh_test.jsonl", "gate_fresh2_test.jsonl", "gate_fresh3_test.jsonl")
 SEED = 11  # the samples are the same on every run
-REPLY_MAX_TOKENS = 160  # long enough for a steady tokens/s figure, short enough for the run
 SHORT_PROMPTS = (
     "Tell me a joke.",
     "What's 2+2?",
@@ -46,16 +46,21 @@ SHORT_PROMPTS = (
 )
 
 
-def _sizes(quick: bool) -> dict[str, int]:
+def _sizes(quick: bool, overrides: dict[str, int] | None = None) -> dict[str, int]:
     # quick: 12 gate messages and a 3-turn conversation, so `make bench-quick` stays short.
     if quick:
-        return {"per_source": 1, "per_kind": 0, "own_total": 6, "turns": 3, "short": 3}
-    return {"per_source": 8, "per_kind": 2, "own_total": 0, "turns": 20, "short": 8}
+        size = {"per_source": 1, "per_kind": 0, "own_total": 6, "turns": 3, "short": 3}
+        size["seed_prompt"] = 0  # the seed-prompt row only in full runs: it doubles LLM time
+        size["reply_tokens"] = 48  # enough for a tokens/s figure, short enough for the run
+    else:
+        size = {"per_source": 8, "per_kind": 2, "own_total": 0, "turns": 20, "short": 6}
+        size["seed_prompt"] = 1
+        size["reply_tokens"] = 128
+    return {**size, **(overrides or {})}
 
 
-def gate_samples(quick: bool) -> dict[str, list[Row]]:
+def gate_samples(size: dict[str, int]) -> dict[str, list[Row]]:
     """Stratified samples: the external set by source, our unseen sets by kind."""
-    size = _sizes(quick)
     rng = random.Random(SEED)
     external = read_rows(EVAL_DIR / "gate_external.jsonl")[0]
     by_source: dict[str, list[Row]] = {}
@@ -107,7 +112,7 @@ def _ms(values: Sequence[float]) -> dict[str, float]:
     }
 
 
-def _gates(settings: Any, client: Any, quick: bool) -> dict[str, Any]:
+def _gates(settings: Any, client: Any, with_seed: bool) -> dict[str, Any]:
     from assistant.gate import GATE_PROMPT, LlmGate
     from assistant.gate_modes import build_gate
 
@@ -115,7 +120,7 @@ def _gates(settings: Any, client: Any, quick: bool) -> dict[str, Any]:
         "local": build_gate("local", settings, None),
         "llm": build_gate("llm", settings, client),  # as the app builds it for this endpoint
     }
-    if not quick:  # the seed's exact prompt, on the same model and messages
+    if with_seed:  # the seed's exact prompt, on the same model and messages
         gates["llm (seed prompt)"] = LlmGate(
             client, settings.gate_model, timeout=settings.gate_timeout, prompt=GATE_PROMPT
         )
@@ -125,14 +130,14 @@ def _gates(settings: Any, client: Any, quick: bool) -> dict[str, Any]:
 
 
 def run_gates(
-    settings: Any, client: Any, quick: bool, progress: Callable[[str], None] = print
+    settings: Any, client: Any, size: dict[str, int], progress: Callable[[str], None] = print
 ) -> dict[str, Any]:
     """Score every gate on both samples against the running local model."""
-    samples = gate_samples(quick)
+    samples = gate_samples(size)
     out: dict[str, Any] = {"n": {k: len(v) for k, v in samples.items()}}
     for set_name, rows in samples.items():
         per_gate: dict[str, Any] = {}
-        for name, gate in _gates(settings, client, quick).items():
+        for name, gate in _gates(settings, client, bool(size["seed_prompt"])).items():
             progress(f"gate {name} on {set_name} ({len(rows)} messages)")
             result = evaluate(gate, rows, by="source")
             calls = result.get("llm_calls", len(rows) if name.startswith("llm") else 0)
@@ -147,6 +152,45 @@ def run_gates(
         )
         out[set_name] = per_gate
     return out
+
+
+def compare_prompts(
+    size: dict[str, int], threads: int, timeout: float, progress: Callable[[str], None] = print
+) -> dict[str, Any]:
+    """The seed's exact prompt against LOCAL_GATE_PROMPT on the same unseen messages.
+
+    Run apart from the section (`--prompts`), with its own server: on a busy machine a
+    generous timeout and one thread let the model answer, so the prompts are judged on
+    what the model says rather than on how loaded the cores are.
+    """
+    from assistant.config import Settings
+    from assistant.gate import GATE_PROMPT, LOCAL_GATE_PROMPT, LlmGate
+    from assistant.llm import make_client
+    from assistant.local_model import LocalModel
+
+    local = LocalModel(threads=threads).start()
+    try:
+        status = local.wait_ready()
+        if not status.ready:
+            return {"skipped": f"the local model did not start: {status.error}"}
+        settings = Settings(base_url=local.base_url, gate_model=local.alias)
+        client = make_client(settings)
+        rows = [r for rows in gate_samples(size).values() for r in rows]
+        out: dict[str, Any] = {
+            "model": status.name, "threads": threads, "timeout_s": timeout, "n": len(rows),
+            "load_average_before": load_average(),
+        }  # fmt: skip
+        for name, prompt in (("seed", GATE_PROMPT), ("local", LOCAL_GATE_PROMPT)):
+            progress(f"prompt {name} on {len(rows)} unseen messages")
+            gate = LlmGate(client, local.alias, timeout=timeout, prompt=prompt)
+            result = evaluate(gate, rows, by="source")
+            out[name] = {
+                k: result[k] for k in ("n", "accuracy", "recall", "p50_ms", "p95_ms", "failed_open")
+            }
+        out["load_average_after"] = load_average()
+        return out
+    finally:
+        local.stop()
 
 
 class FreshNotes:
@@ -171,7 +215,7 @@ def _stream_rate(result: Any) -> float | None:
 
 
 def run_replies(
-    settings: Any, client: Any, quick: bool, progress: Callable[[str], None] = print
+    settings: Any, client: Any, size: dict[str, int], progress: Callable[[str], None] = print
 ) -> dict[str, Any]:
     """First token and tokens/s: a short prompt alone, and the demo conversation gated vs always."""
     from assistant.gate import always_gate
@@ -181,8 +225,7 @@ def run_replies(
     from memory.persona import demo_conversation, seed_demo
     from memory.store import MemoryStore
 
-    size = _sizes(quick)
-    responder = ModelResponder(client, settings.chat_model, max_tokens=REPLY_MAX_TOKENS)
+    responder = ModelResponder(client, settings.chat_model, max_tokens=size["reply_tokens"])
     progress(f"short prompts with no memories ({size['short']})")
     short_first, short_rate = [], []
     for prompt in SHORT_PROMPTS[: size["short"]]:
@@ -267,8 +310,13 @@ def load_average() -> str:
         return "?"
 
 
-def run(quick: bool = False, progress: Callable[[str], None] = print) -> dict[str, Any]:
+def run(
+    quick: bool = False,
+    progress: Callable[[str], None] = print,
+    sizes: dict[str, int] | None = None,
+) -> dict[str, Any]:
     """Start the default local model once, then take every figure in this one run."""
+    size = _sizes(quick, sizes)
     missing = model_missing()
     if missing:
         return {"skipped": missing}
@@ -294,8 +342,9 @@ def run(quick: bool = False, progress: Callable[[str], None] = print) -> dict[st
         }
         client = make_client(settings)
         results["llm_prompt"] = _prompt_name(settings, client)
-        results["gates"] = run_gates(settings, client, quick, progress)
-        results["replies"] = run_replies(settings, client, quick, progress)
+        results["sizes"] = size
+        results["gates"] = run_gates(settings, client, size, progress)
+        results["replies"] = run_replies(settings, client, size, progress)
         results["load_average_after"] = load_average()
         return results
     finally:
@@ -388,8 +437,37 @@ def markdown(results: dict[str, Any], plots: Path) -> str:
     return "\n".join(lines)
 
 
-if __name__ == "__main__":
+def main(argv: list[str] | None = None) -> int:
+    """Run this section alone, optionally smaller than a full run; print JSON, write markdown."""
+    import argparse
     import json
-    import sys
 
-    print(json.dumps(run(quick="--quick" in sys.argv), indent=2))
+    parser = argparse.ArgumentParser(prog="python -m bench.local_model_bench")
+    parser.add_argument("--quick", action="store_true", help="12 gate messages, 3 turns")
+    names = ("per_source", "per_kind", "own_total", "turns", "short", "seed_prompt")
+    for name in names:
+        parser.add_argument("--" + name.replace("_", "-"), type=int, help="override a size")
+    parser.add_argument("--prompts", action="store_true", help="only compare the gate prompts")
+    parser.add_argument("--threads", type=int, default=1, help="with --prompts")
+    parser.add_argument("--gate-timeout", type=float, default=60.0, help="with --prompts")
+    parser.add_argument("--markdown", type=Path, help="also write the section here")
+    args = parser.parse_args(argv)
+    sizes = {k: v for k in names if (v := vars(args)[k]) is not None}
+
+    def progress(line: str) -> None:
+        print(line, file=sys.stderr)  # stdout is the JSON
+
+    if args.prompts:
+        size = _sizes(args.quick, sizes)
+        result = compare_prompts(size, args.threads, args.gate_timeout, progress)
+        print(json.dumps(result, indent=2))
+        return 0
+    results = run(quick=args.quick, sizes=sizes, progress=progress)
+    print(json.dumps(results, indent=2))
+    if args.markdown:
+        args.markdown.write_text(markdown(results, args.markdown.parent) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
