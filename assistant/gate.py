@@ -46,6 +46,41 @@ Reply with ONLY a JSON object, no other text:
 </message>"""
 
 
+# For small local models (a 1.5B model on a laptop): worked examples and a stricter
+# format. The seed's prompt gets sentences, prose and "true" for trivia from them. The
+# examples are written for this prompt; the benchmark scores it on messages it never saw.
+LOCAL_GATE_PROMPT = """Does answering this message need the assistant's saved notes \
+about THIS user?
+
+true: the message is about the user's own life: their friends, family, partner, \
+coworkers or pets (often by first name), their plans, appointments, schedule, \
+preferences, tastes, past events, or anything they told the assistant before.
+false: general knowledge or trivia (even about famous people), math, coding, writing \
+or any task fully described in the message, greetings, thanks and small talk.
+
+Examples:
+Message: What's the capital of Peru?
+{{"retrieve": false, "query": "", "reason": "general knowledge"}}
+Message: When is my dentist appointment?
+{{"retrieve": true, "query": "dentist appointment", "reason": "user's plans"}}
+Message: Write a haiku about autumn leaves.
+{{"retrieve": false, "query": "", "reason": "self-contained request"}}
+Message: What did Priya say about the wedding?
+{{"retrieve": true, "query": "Priya wedding", "reason": "person the user knows"}}
+Message: thanks, that helps a lot!
+{{"retrieve": false, "query": "", "reason": "small talk"}}
+Message: Which restaurant did I like last time?
+{{"retrieve": true, "query": "restaurant the user liked", "reason": "user's history"}}
+Message: What is 15% of 80?
+{{"retrieve": false, "query": "", "reason": "math"}}
+Message: Recommend a movie I'd enjoy.
+{{"retrieve": true, "query": "movie preferences", "reason": "user's tastes"}}
+
+Reply with ONE line of JSON like the examples and nothing else.
+Message: {message}
+"""
+
+
 class Method(str, Enum):
     """How a gate decision was reached."""
 
@@ -194,6 +229,7 @@ class LlmGate:
         timeout: float | None = 5.0,
         max_retries: int | None = 0,
         clock: Callable[[], float] = time.perf_counter,
+        prompt: str = GATE_PROMPT,
     ) -> None:
         # No retries by default: on stage a slow gate is worse than failing open.
         self._client = (
@@ -202,6 +238,7 @@ class LlmGate:
         self._model = model
         self._timeout = timeout
         self._clock = clock
+        self._prompt = prompt  # a template with one {message} field; the seed's by default
 
     def decide(self, message: str) -> GateDecision:
         """Ask the small model; any failure retrieves (fails open) and says why."""
@@ -233,7 +270,7 @@ class LlmGate:
             response = self._client.messages.create(
                 model=self._model,
                 max_tokens=GATE_MAX_TOKENS,
-                messages=[{"role": "user", "content": GATE_PROMPT.format(message=prompt_message)}],
+                messages=[{"role": "user", "content": self._prompt.format(message=prompt_message)}],
                 **kwargs,
             )
             tokens = usage_of(response)
