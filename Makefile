@@ -16,7 +16,7 @@ help:
 	@echo "make test         set up and run the tests"
 	@echo "make bench        run every benchmark, write docs/benchmarks.md (~10 min)"
 	@echo "make bench-quick  the same in under a minute"
-	@echo "make train-gate   retrain the local gate from assistant/data/gate_train.jsonl"
+	@echo "make train-gate   retrain the local gate from training/data/gate_train.jsonl"
 
 $(BIN)/python:
 	@test -n "$(PYTHON)" || { echo "Python 3.10 or newer is required" >&2; exit 1; }
@@ -50,7 +50,7 @@ bench-quick: $(VENV)/.stamp-bench
 	$(BIN)/python -m bench --quick
 
 train-gate: $(VENV)/.stamp-base
-	$(BIN)/python -m assistant.train_gate
+	$(BIN)/python -m training.train_gate
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
