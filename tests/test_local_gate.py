@@ -103,6 +103,9 @@ FRESH_SETS = [
     ("gate_fresh_test.jsonl", "fresh", 0.96, 0.98),
     ("gate_fresh2_test.jsonl", "fresh2", 0.93, 0.95),
     ("gate_fresh3_test.jsonl", "fresh3", 0.94, 0.95),
+    # Issue 13's kinds: quantities over the user's past, earlier chats, budgets, and
+    # first-person requests that carry their own context (the fourth version: 0.883).
+    ("gate_fresh4_test.jsonl", "fresh4", 0.94, 0.97),
 ]
 
 
