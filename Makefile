@@ -19,7 +19,7 @@ help:
 	@echo "make bench        run every benchmark, write docs/benchmarks.md (~10 min)"
 	@echo "make bench-quick  the same in under a minute"
 	@echo "make screenshot   redraw docs/screenshot.png in headless Chromium"
-	@echo "make train-gate   retrain the local gate from assistant/data/gate_train.jsonl"
+	@echo "make train-gate   retrain the local gate from training/data/gate_train.jsonl"
 
 $(BIN)/python:
 	@test -n "$(PYTHON)" || { echo "Python 3.10 or newer is required" >&2; exit 1; }
@@ -67,7 +67,7 @@ screenshot: $(VENV)/.stamp-test
 	$(BIN)/python -m bench.screenshot
 
 train-gate: $(VENV)/.stamp-base
-	$(BIN)/python -m assistant.train_gate
+	$(BIN)/python -m training.train_gate
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -106,6 +106,7 @@ class GateDecision:
     truncated: bool = False  # the message was cut to MAX_GATE_MESSAGE_CHARS for the prompt
     confidence: float | None = None  # P(retrieve) where the gate has one
     called_model: bool = False  # a model request was made (its time is network, not ours)
+    model_ms: float = 0.0  # the part of elapsed_ms spent waiting on a model request
 
     @property
     def failed_open(self) -> bool:
@@ -250,13 +251,15 @@ class LlmGate:
         tokens = (0, 0)
 
         def done(retrieve: bool, query: str, reason: str, method: Method) -> GateDecision:
+            elapsed_ms = (self._clock() - started) * 1000.0
             return GateDecision(
                 retrieve=retrieve,
                 query=query,
                 reason=reason,
                 method=method,
                 gate=self.name,
-                elapsed_ms=(self._clock() - started) * 1000.0,
+                elapsed_ms=elapsed_ms,
+                model_ms=elapsed_ms,  # the request is all this gate does
                 input_tokens=tokens[0],
                 output_tokens=tokens[1],
                 truncated=truncated,

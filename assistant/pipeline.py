@@ -174,9 +174,7 @@ class Pipeline:
         )
         finished = self._clock()
         gate_ms = (after_gate - started) * 1000.0
-        model_ms = (decision.elapsed_ms if decision.called_model else 0.0) + (
-            result.elapsed_ms if result.source == "model" else 0.0
-        )
+        model_ms = decision.model_ms + (result.elapsed_ms if result.source == "model" else 0.0)
         return Turn(
             message=message,
             decision=decision,

@@ -51,7 +51,7 @@ def run(quick: bool = False, progress: Callable[[str], None] = print) -> dict[st
     import anthropic
 
     from assistant.config import Settings
-    from assistant.local_gate import build_gate
+    from assistant.gate_modes import build_gate
     from assistant.pipeline import Pipeline
     from assistant.respond import ModelResponder
     from memory.embeddings import shared_model

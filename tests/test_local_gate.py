@@ -9,21 +9,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from assistant.config import Settings
 from assistant.fake_api import Reply
 from assistant.gate import LlmGate, Method
 from assistant.local_gate import (
     FEATURE_NAMES,
     CascadeGate,
-    GateConfigError,
     GateWeights,
     LocalGate,
-    build_gate,
     explicit_memory_reference,
+    featurize,
     hand_features,
     memory_query,
+    scan_capitals,
 )
-from assistant.train_gate import dataset_digest, load_examples, train
+from training.train_gate import dataset_digest, load_examples, train
 
 ALEX_JSON = '{"retrieve": true, "query": "meeting Alex", "reason": "user\'s plans"}'
 
@@ -101,11 +100,14 @@ FRESH_SETS = [
     ("gate_fresh_test.jsonl", "fresh", 0.96, 0.98),
     ("gate_fresh2_test.jsonl", "fresh2", 0.93, 0.95),
     ("gate_fresh3_test.jsonl", "fresh3", 0.94, 0.95),
+    # Issue 13's kinds: quantities over the user's past, earlier chats, budgets, and
+    # first-person requests that carry their own context (the fourth version: 0.883).
+    ("gate_fresh4_test.jsonl", "fresh4", 0.94, 0.97),
 ]
 
 
 def _fresh_rows(name: str) -> list:
-    from assistant.train_gate import DATA_PATH
+    from training.train_gate import DATA_PATH
 
     return load_examples(DATA_PATH.parent / name)
 
@@ -121,7 +123,7 @@ def test_fresh_sets_are_never_trained_on(name, split, accuracy, recall):
 
 def test_external_sets_are_never_trained_on():
     # Only where the external data is checked out beside the project (not in CI's clone).
-    from assistant.train_gate import DATA_PATH
+    from training.train_gate import DATA_PATH
 
     eval_dir = Path(os.environ.get("MEMGATE_EVAL_DIR") or DATA_PATH.parents[3] / "shared" / "eval")
     files = sorted(eval_dir.glob("gate_external*.jsonl"))
@@ -155,6 +157,7 @@ def test_fresh_set_quality_floor(local, name, split, accuracy, recall):
         "On March 14th, where did I go for dinner?",
         "What was the name of the cafe I went to with my sister?",
         'Which chapter of "The Night Circus" did you say I should reread?',
+        "what was the neck stretch you showed me?",
     ],
 )
 def test_explicit_memory_references_always_retrieve(local, rule_only, message):
@@ -170,6 +173,7 @@ def test_explicit_memory_references_always_retrieve(local, rule_only, message):
     "message",
     [
         "I'm 170 cm and 68 kg, what's my BMI?",
+        "I'm allergic to cats but want a pet, what are my options?",
         "remind me to buy milk",
         "Do you like jazz?",
         "What did Einstein say about God?",
@@ -207,7 +211,52 @@ def test_name_cues_tell_a_friend_from_a_famous_person():
     assert famous[names.index("capitalised_run")] == 1
     told = hand_features("What movies did you recommend to me?")
     taste = hand_features("What kind of music do I like?")
-    assert told[names.index("you_told_me")] == 1 and taste[names.index("my_taste")] == 1
+    assert told[names.index("earlier_chat")] == 1 and taste[names.index("my_taste")] == 1
+    # A request in the present tense is not a reference to what was said before.
+    assert hand_features("Can you tell me a joke?")[names.index("earlier_chat")] == 0
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I am tired of winter, what is the warmest city in Europe?",
+        "Who sat on the Iron Throne first?",
+        "What does wed mean in old English?",
+        "Why did Napoleon march on Moscow?",
+        "Why is the sun hot?",
+    ],
+)
+def test_ordinary_words_are_not_time_words(message):
+    # "am", "sat", "wed", "sun" and "march" are words before they are days or months.
+    assert hand_features(message)[list(FEATURE_NAMES).index("time_words")] == 0
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["What is the capital of Georgia?", "Who is Kim Jong Un?", "Is Jordan safe to visit?"],
+)
+def test_places_and_surnames_are_not_friends(message):
+    caps = scan_capitals(message)
+    assert (caps.bare_names, caps.full_names, caps.name_possessives) == (0, 0, 0)
+    assert scan_capitals("Did Priya call?").bare_names == 1
+
+
+def test_the_badge_reads_the_text_the_classifier_reads(local, monkeypatch):
+    # Quotes around a whole question are unwrapped for the classifier; the badge once read
+    # the raw message and called the quoted question pasted material.
+    from assistant.local_gate import classifier
+
+    calls = []
+
+    def counted(text):
+        calls.append(text)
+        return hand_features(text)
+
+    monkeypatch.setattr(classifier, "hand_features", counted)
+    decision = local.decide('"What is the capital of Australia these days?"')
+    assert decision.retrieve is False
+    assert decision.reason.startswith("general question")
+    assert calls == ["What is the capital of Australia these days?"]  # once, unwrapped
 
 
 def test_training_is_reproducible(local):
@@ -215,22 +264,26 @@ def test_training_is_reproducible(local):
     subset = [e for e in examples if e.split == "train"][::12] + [
         e for e in examples if e.split == "heldout"
     ][::6]
-    first = train(subset, local.encoder(), grid=(10.0,), ratios=(0.1,))
-    second = train(subset, local.encoder(), grid=(10.0,), ratios=(0.1,))
-    np.testing.assert_array_equal(first.coef, second.coef)
-    assert (first.intercept, first.threshold) == (second.intercept, second.threshold)
+    first = train(subset, local.encoder(), grid=(10.0,))
+    second = train(subset, local.encoder(), grid=(10.0,))
+    np.testing.assert_array_equal(first.hidden_w, second.hidden_w)
+    assert (first.out_b, first.threshold) == (second.out_b, second.threshold)
 
 
 def test_weights_round_trip(tmp_path, local):
     path = tmp_path / "w.npz"
     local.weights.save(path)
     again = GateWeights.load(path)
-    np.testing.assert_array_equal(again.coef, local.weights.coef)
+    np.testing.assert_array_equal(again.hidden_w, local.weights.hidden_w)
     assert again.threshold == local.weights.threshold
+    # What ships is float32, and the probabilities are those of the stored weights.
+    features = featurize(local.encoder(), ["when am I meeting Alex?", "who wrote Hamlet?"])
+    np.testing.assert_array_equal(again.probability(features), local.weights.probability(features))
+    assert np.load(path)["hidden_w"].dtype == np.float32
 
 
 def test_missing_weights_say_how_to_fix(tmp_path):
-    with pytest.raises(FileNotFoundError, match="assistant.train_gate"):
+    with pytest.raises(FileNotFoundError, match="training.train_gate"):
         LocalGate(weights_path=tmp_path / "none.npz").decide("hello")
 
 
@@ -268,6 +321,37 @@ def test_cascade_asks_the_llm_only_in_the_unsure_band(local, fake_api, sdk_clien
         assert decision.confidence == pytest.approx(p)
         if asked:
             assert decision.reason == "user's plans"
+
+
+class Ticks:
+    """A clock that returns the given times in order (seconds)."""
+
+    def __init__(self, *times: float) -> None:
+        self._times = list(times)
+
+    def __call__(self) -> float:
+        return self._times.pop(0)
+
+
+def test_cascade_counts_only_the_llm_call_as_model_time(local, fake_api, sdk_client, tmp_path):
+    from assistant.offline import OfflineResponder
+    from assistant.pipeline import Pipeline
+    from memory.store import MemoryStore
+
+    fake_api.responder = lambda _req: Reply(text=ALEX_JSON)
+    llm = LlmGate(sdk_client, "small", clock=Ticks(2.0, 2.5))  # the request: 500 ms
+    cascade = CascadeGate(local, llm, low=0.0, high=1.01, clock=Ticks(0.0, 3.0))  # 3 s in all
+    decision = cascade.decide("when am I meeting Alex?")
+    assert decision.method is Method.MODEL and len(fake_api.requests) == 1
+    assert (decision.elapsed_ms, decision.model_ms) == (3000.0, 500.0)
+    llm._clock = Ticks(2.0, 2.5)
+    cascade._clock = Ticks(0.0, 3.0)
+    store = MemoryStore.persistent(tmp_path / "mem", "tester")
+    turn = Pipeline(gate=cascade, store=store, responder=OfflineResponder()).respond(
+        "when am I meeting Alex?"
+    )
+    # The offline reply spends no model time: the turn's model time is the LLM gate call.
+    assert turn.timings.model_ms == 500.0
 
 
 def test_cascade_band_never_or_always(local, fake_api, sdk_client):
@@ -310,26 +394,3 @@ def test_cascade_empty_input_never_calls(local, fake_api, sdk_client):
 def test_default_band_comes_from_the_weights(local):
     cascade = CascadeGate(local, LlmGate(object(), "m", max_retries=None))
     assert cascade.band == (local.weights.cascade_low, local.weights.cascade_high)
-
-
-# --- the factory -----------------------------------------------------------------------
-
-
-def test_build_gate_modes(sdk_client):
-    settings = Settings()
-    assert isinstance(build_gate("local", settings, None), LocalGate)
-    for mode in ("always", "never", "length"):
-        assert build_gate(mode, settings, None).name == mode
-    assert isinstance(build_gate("llm", settings, sdk_client), LlmGate)
-    assert isinstance(build_gate("cascade", settings, sdk_client), CascadeGate)
-
-
-@pytest.mark.parametrize("mode", ["llm", "cascade"])
-def test_build_gate_needs_a_client_for_model_modes(mode):
-    with pytest.raises(GateConfigError, match="ANTHROPIC_API_KEY"):
-        build_gate(mode, Settings(), None)
-
-
-def test_build_gate_rejects_unknown_modes():
-    with pytest.raises(GateConfigError, match="unknown gate mode"):
-        build_gate("sometimes", Settings(), None)

@@ -1,0 +1,46 @@
+"""The local gate: a small network over MiniLM embeddings and cheap text cues.
+
+It makes the same narrow decision as the LLM gate (does this message need the user's
+memory?) in a few milliseconds, with no network and no key. A plain reference to earlier
+chats ("what did you recommend me?") retrieves whatever the network says.
+
+- `cues`: what the gate reads (gate_text), the hand cues, the explicit-reference rule;
+- `weights`: the trained network and its .npz file (`assistant/data/local_gate.npz`,
+  written by `python -m training.train_gate`);
+- `classifier`: `LocalGate`;
+- `cascade`: `CascadeGate`, which asks the LLM only when the local gate is unsure;
+- `modes`: the one shared local gate of the process (gate modes: assistant.gate_modes).
+"""
+
+from assistant.local_gate.cascade import CascadeGate
+from assistant.local_gate.classifier import LocalGate, featurize, featurize_texts
+from assistant.local_gate.cues import (
+    FEATURE_NAMES,
+    FEATURE_VERSION,
+    explicit_memory_reference,
+    gate_text,
+    hand_features,
+    memory_query,
+    scan_capitals,
+    unwrap,
+)
+from assistant.local_gate.modes import shared_local_gate
+from assistant.local_gate.weights import WEIGHTS_PATH, GateWeights
+
+__all__ = [
+    "FEATURE_NAMES",
+    "FEATURE_VERSION",
+    "WEIGHTS_PATH",
+    "CascadeGate",
+    "GateWeights",
+    "LocalGate",
+    "explicit_memory_reference",
+    "featurize",
+    "featurize_texts",
+    "gate_text",
+    "hand_features",
+    "memory_query",
+    "scan_capitals",
+    "shared_local_gate",
+    "unwrap",
+]

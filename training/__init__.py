@@ -1,0 +1,1 @@
+"""Training for the local gate: data, generator, importer and trainer (not shipped)."""
