@@ -30,9 +30,11 @@ class GateMode:
 
 
 def _llm(settings: Settings, client: Any) -> Gate:
-    from assistant.gate import LlmGate
+    from assistant.gate import GATE_PROMPT, LOCAL_GATE_PROMPT, LlmGate
 
-    return LlmGate(client, settings.gate_model, timeout=settings.gate_timeout)
+    # A keyless endpoint is a local model: small, and better with worked examples.
+    prompt = LOCAL_GATE_PROMPT if settings.api_key is None else GATE_PROMPT
+    return LlmGate(client, settings.gate_model, timeout=settings.gate_timeout, prompt=prompt)
 
 
 def _local(settings: Settings, client: Any) -> Gate:
