@@ -28,11 +28,8 @@ from typing import Any
 
 from assistant.eval.gate_eval import Row, evaluate, read_rows
 from assistant.eval.stats import percentile
+from bench.gate_report import DATA_DIR, DEFAULT_EVAL_DIR, FRESH_SETS
 
-ROOT = Path(__file__).resolve().parent.parent
-EVAL_DIR = ROOT.parent / "shared" / "eval"
-DATA_DIR = ROOT / "assistant" / "data"
-OWN_SETS = ("gate_fresh_test.jsonl", "gate_fresh2_test.jsonl", "gate_fresh3_test.jsonl")
 SEED = 11  # the samples are the same on every run
 SHORT_PROMPTS = (
     "Tell me a joke.",
@@ -62,18 +59,16 @@ def _sizes(quick: bool, overrides: dict[str, int] | None = None) -> dict[str, in
 def gate_samples(size: dict[str, int]) -> dict[str, list[Row]]:
     """Stratified samples: the external set by source, our unseen sets by kind."""
     rng = random.Random(SEED)
-    external = read_rows(EVAL_DIR / "gate_external.jsonl")[0]
+    external = read_rows(DEFAULT_EVAL_DIR / "gate_external.jsonl")[0]
     by_source: dict[str, list[Row]] = {}
     for row in external:
         by_source.setdefault(str(row.fields.get("source")), []).append(row)
     ext = [r for key in sorted(by_source) for r in rng.sample(by_source[key], size["per_source"])]
     own_all: list[Row] = []
-    for name in OWN_SETS:
-        path = DATA_DIR / name
-        if path.exists():
-            for row in read_rows(path)[0]:
-                row.fields["source"] = f"{row.fields.get('split', name)}/{row.fields.get('kind')}"
-                own_all.append(row)
+    for name, file in FRESH_SETS:  # the gate report's unseen sets, never trained on
+        for row in read_rows(DATA_DIR / file, split=name)[0]:
+            row.fields["source"] = f"{name}/{row.fields.get('kind')}"
+            own_all.append(row)
     by_kind: dict[str, list[Row]] = {}
     for row in own_all:
         by_kind.setdefault(str(row.fields["source"]), []).append(row)
@@ -385,7 +380,7 @@ def markdown(results: dict[str, Any], plots: Path) -> str:
     ]
     for set_name, title in (
         ("external", "External set, stratified by source"),
-        ("own_unseen", "Our unseen sets (fresh, fresh2, fresh3), stratified by kind"),
+        ("own_unseen", "Our unseen sets (fresh to fresh4), stratified by set and kind"),
     ):
         g = gates[set_name]
         lines += [f"**{title}** (n = {gates['n'][set_name]}):", "", *_gate_table(g), ""]
