@@ -55,13 +55,24 @@ class Assistant:
             return self._gates[mode]
 
 
+def open_store(settings: Settings) -> MemoryStore:
+    """The memory store the settings describe: a Chroma server when chroma_host is set."""
+    return MemoryStore.open(
+        settings.memory_dir,
+        settings.user_id,
+        host=settings.chroma_host,
+        port=settings.chroma_port,
+        min_similarity=settings.min_similarity,
+    )
+
+
 def build_assistant(settings: Settings | None = None, *, seed_if_empty: bool = True) -> Assistant:
     """Open the store, warm the model, and wire the pipeline for `settings`."""
     from memory.persona import seed_demo
 
     settings = settings or Settings.from_env()
     client = make_client(settings)
-    store = MemoryStore.open(settings)
+    store = open_store(settings)
     store.warm()  # the first search would otherwise pay ~1.5 s of model loading
     if seed_if_empty and store.count() == 0:
         seed_demo(store)

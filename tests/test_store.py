@@ -14,6 +14,7 @@ from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.utils.embedding_functions import register_embedding_function
 
 from assistant.config import Settings
+from assistant.factory import open_store
 from memory import store as store_module
 from memory.lexical import BM25Index, tokenize
 from memory.persona import QUESTIONS_PATH, persona, read_jsonl, seed_demo
@@ -99,14 +100,13 @@ def test_unrelated_question_returns_nothing_above_the_cut_off(demo: MemoryStore)
 
 
 def test_cut_off_comes_from_settings(tmp_path: Path):
-    settings = Settings(memory_dir=tmp_path, user_id="cfg", min_similarity=0.9)
-    s = MemoryStore.open(settings)
+    s = MemoryStore.open(tmp_path, "cfg", min_similarity=0.9)
     assert s.min_similarity == 0.9
     s.add("My dentist is Dr. Patel.")
     assert s.search("Who is my dentist?") == []
     assert s.search("Who is my dentist?", min_similarity=0.0)[0].text == "My dentist is Dr. Patel."
     env = Settings.from_env({"MEMGATE_MIN_SIMILARITY": "0.5", "MEMGATE_MEMORY_DIR": str(tmp_path)})
-    assert MemoryStore.open(env).min_similarity == 0.5
+    assert open_store(env).min_similarity == 0.5
 
 
 # ---- records, duplicates, CRUD ------------------------------------------------------------
@@ -151,7 +151,7 @@ def test_update_delete_count_clear_keep_search_consistent(store: MemoryStore):
     updated = store.update(mid, "My locker number is 5522 at the climbing gym")
     assert updated.text.endswith("climbing gym") and updated.id == mid
     assert store.search("5522", k=1, min_similarity=-1)[0].id == mid
-    assert store._shared.lexical.search("4411") == []  # the old words are gone from the index
+    assert store._lex.index.search("4411") == []  # the old words are gone from the index
     assert store.delete(other) is True
     assert store.delete(other) is False
     assert store.get(other) is None
@@ -163,15 +163,55 @@ def test_update_delete_count_clear_keep_search_consistent(store: MemoryStore):
     assert store.count() == 0 and store.search("locker", min_similarity=-1) == []
 
 
-def test_lexical_index_is_rebuilt_from_chroma_on_open(tmp_path: Path, monkeypatch):
-    s = MemoryStore.persistent(tmp_path, "rebuild")
-    mid = s.add("The wifi password is on a sticky note: zebra-kettle-91")
-    # A fresh process has no in-memory index: simulate it by emptying the registry.
+def _fresh_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    # What a new process starts with: no keyword index of any collection in memory.
     monkeypatch.setattr(store_module, "_registry", {})
+
+
+def test_reopen_loads_the_saved_index_and_replays_later_writes(tmp_path: Path, monkeypatch):
+    s = MemoryStore.persistent(tmp_path, "rebuild")  # saves the (empty) index on first open
+    mid = s.add("The wifi password is on a sticky note: zebra-kettle-91")
+    gone = s.add("The old gate code was 8080")
+    s.delete(gone)
+    snapshot = tmp_path / store_module.INDEX_DIR / f"{collection_name('rebuild')}.npz"
+    assert snapshot.exists()
+    _fresh_process(monkeypatch)
     reopened = MemoryStore.persistent(tmp_path, "rebuild")
-    assert reopened._shared is not s._shared
-    assert mid in reopened._shared.lexical
+    assert reopened._lex is not s._lex
     assert reopened.search("zebra-kettle-91", k=1, min_similarity=-1)[0].id == mid
+    assert gone not in reopened._lex.index
+    # Without a saved index the store rebuilds it from Chroma, and saves it again.
+    snapshot.unlink()
+    _fresh_process(monkeypatch)
+    rebuilt = MemoryStore.persistent(tmp_path, "rebuild")
+    assert rebuilt.search("zebra-kettle-91", k=1, min_similarity=-1)[0].id == mid
+    assert snapshot.exists()
+
+
+def test_a_write_missing_from_the_journal_is_repaired_on_open(tmp_path: Path, monkeypatch):
+    # As if a writer was killed after its Chroma write and before its journal entry.
+    s = MemoryStore.persistent(tmp_path, "crash")
+    s.add("First memory about kayaks")
+    vector = s._embed(["Orphan note: the violin is in the attic"])[0].tolist()
+    s.collection.add(
+        ids=["orphan"],
+        documents=["Orphan note: the violin is in the attic"],
+        embeddings=[vector],
+        metadatas=[{"mg:created_at": "2024-01-01T00:00:00+00:00", "mg:source": "typed"}],
+    )
+    _fresh_process(monkeypatch)
+    reopened = MemoryStore.persistent(tmp_path, "crash")
+    assert "orphan" in reopened._lex.index
+    assert reopened.search("violin attic", k=1)[0].id == "orphan"
+
+
+def test_one_folder_spelled_two_ways_shares_one_index(tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    a = MemoryStore.persistent("mem", "spell")
+    b = MemoryStore.persistent(tmp_path / "mem" / ".." / "mem", "spell")
+    assert a._lex is b._lex
+    mid = a.add("The bike lock code is 3141")
+    assert b.search("bike lock code", k=1)[0].id == mid
 
 
 def test_user_isolation(tmp_path: Path):
