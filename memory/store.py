@@ -82,6 +82,13 @@ INDEX_DIR = "memory-gate-index"
 _PAGE = 2000
 
 
+# Chroma 1.5's server can fail a query with this while another client's first writes to a
+# collection are being indexed (chroma-core/chroma#4212); the same query a moment later
+# succeeds. Seen in 2 of 12 fresh 4-process runs here, always within the first writes.
+_TRANSIENT = "Nothing found on disk"
+_QUERY_ATTEMPTS = 5
+
+
 class FolderInUseError(MemoryStoreError):
     """Another process has the memory folder open (embedded Chroma serves one process)."""
 
@@ -461,6 +468,21 @@ class MemoryStore:
         self._lex.journal.append(ids)
         self._sync_locked()
 
+    def _query(self, vector: np.ndarray, n: int, include: list[str]) -> Any:
+        """A nearest-neighbour query, retried only on Chroma's transient empty-segment error."""
+        from chromadb.errors import InternalError
+
+        for attempt in range(_QUERY_ATTEMPTS):
+            try:
+                return self._collection.query(
+                    query_embeddings=[vector.tolist()], n_results=n, include=include
+                )
+            except InternalError as exc:
+                if _TRANSIENT not in str(exc) or attempt == _QUERY_ATTEMPTS - 1:
+                    raise
+                time.sleep(0.05 * 2**attempt)
+        raise AssertionError("unreachable")
+
     # ---- properties ---------------------------------------------------------------
 
     @property
@@ -521,11 +543,7 @@ class MemoryStore:
         check_source(source)
         vector = self._embed([text])[0]
         with self._lex.lock:
-            hit = self._collection.query(
-                query_embeddings=[vector.tolist()],
-                n_results=3,
-                include=["documents", "metadatas", "distances"],
-            )
+            hit = self._query(vector, 3, ["documents", "metadatas", "distances"])
             for mid, doc, old, dist in zip(
                 hit["ids"][0],
                 hit["documents"][0],
@@ -729,11 +747,7 @@ class MemoryStore:
                 self._sync_locked()  # other processes may have written: one count() if not
             lex_hits = lex.index.search(query, depth)
             idf = lex.index.idf(query)
-        dense = self._collection.query(
-            query_embeddings=[vector.tolist()],
-            n_results=depth,
-            include=["documents", "metadatas", "distances"],
-        )
+        dense = self._query(vector, depth, ["documents", "metadatas", "distances"])
         found: dict[str, tuple[str, dict[str, Any], float]] = {
             mid: (doc or "", dict(meta or {}), 1.0 - float(dist))
             for mid, doc, meta, dist in zip(
