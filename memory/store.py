@@ -121,8 +121,9 @@ _PRONOUN_I = frozenset({"i", "i'm", "i've", "i'd", "i'll"})
 
 def same_fact(a: str, b: str) -> bool:
     """False when two similar texts differ in a number, a name or a negation."""
-    # MiniLM puts "My PIN is 4821" / "My PIN is 4822" at cosine 0.98 and a sentence with
-    # another name at ~0.95 (docs/memory.md): the words that differ decide, not the cosine.
+    # MiniLM puts "My PIN is 4821" / "...4822" at cosine 0.955, "...7:30pm..." / "...8:30pm..."
+    # at 0.997, "I am (not) allergic to penicillin" at 0.973, and a long sentence with
+    # another name at 0.945 (docs/memory.md): the words that differ decide, not the cosine.
     words_a = _WORD.findall(a)
     words_b = _WORD.findall(b)
     diff = {w.casefold() for w in words_a} ^ {w.casefold() for w in words_b}

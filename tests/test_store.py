@@ -25,6 +25,7 @@ from memory.store import (
     MemoryStore,
     MemoryStoreError,
     collection_name,
+    same_fact,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -123,6 +124,35 @@ def test_near_duplicate_updates_the_existing_memory(store: MemoryStore):
     assert kept.metadata == {"topic": "plans", "who": "Alex"}
     other = store.remember("Lunch with my sister Maya on Saturday")
     assert not other.merged and store.count() == 2
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("My PIN is 4821", "My PIN is 4822"),
+        (
+            "Dinner with Alex on Thursday at 7:30pm at Nopa",
+            "Dinner with Alex on Thursday at 8:30pm at Nopa",
+        ),
+        ("I am allergic to penicillin", "I am not allergic to penicillin"),
+        ("Alex's birthday is March 3", "Alex's birthday is March 4"),
+    ],
+)
+def test_a_different_fact_above_the_duplicate_cosine_is_kept_apart(store, first, second):
+    # The pair really is within the merge threshold: only the fact check keeps them apart.
+    a, b = store._embed([first, second])
+    assert float(a @ b) >= store_module.DUPLICATE_COSINE
+    one, two = store.remember(first), store.remember(second)
+    assert not two.merged and one.id != two.id
+    assert sorted(m.text for m in store.list()) == sorted([first, second])
+
+
+def test_same_fact_compares_numbers_names_and_negations():
+    assert not same_fact("Dinner with Ben and Pepper", "Dinner with Sam and Pepper")
+    assert not same_fact("My PIN is 4821", "My PIN is 4822")
+    assert not same_fact("I like cilantro", "I don't like cilantro")
+    assert same_fact("Alex moved to Oakland", "alex moved to oakland.")
+    assert same_fact("I'm allergic to peanuts", "I am allergic to peanuts")
 
 
 def test_memory_record_fields(tmp_path: Path):
