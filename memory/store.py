@@ -75,7 +75,8 @@ DEFAULT_MIN_SIMILARITY = 0.17
 DUPLICATE_COSINE = 0.95
 # Each retriever proposes this many candidates (at least 4 x k) before rescoring.
 CANDIDATES = 30
-# Save the keyword index again once this many journal entries were applied since the last save.
+# Save the keyword index again once max(this, an eighth of the index) memories changed
+# since the last save: an open then replays at most that many, and saving stays O(n) overall.
 SNAPSHOT_EVERY = 2000
 LOCK_FILE = "memory-gate.lock"
 INDEX_DIR = "memory-gate-index"
@@ -236,7 +237,7 @@ class _Lexical:
     # not ask the journal (every write in this process updates the index under `lock`).
     exclusive: bool
     snapshot: Path | None
-    saved_at: int
+    pending: int = 0  # memories changed since the index was last saved
 
 
 _registry: dict[tuple[Any, ...], _Lexical] = {}
@@ -313,7 +314,7 @@ class MemoryStore:
                     )
                 journal = Journal(client, self._name)
                 lex = _registry[key] = _Lexical(
-                    BM25Index(), journal, -1, threading.RLock(), exclusive, snapshot, 0
+                    BM25Index(), journal, -1, threading.RLock(), exclusive, snapshot
                 )
         self._lex = lex
         with lex.lock:
@@ -392,7 +393,6 @@ class MemoryStore:
             )
             if valid:
                 lex.index, lex.cursor = index, int(info["cursor"])
-                lex.saved_at = lex.cursor
                 self._sync_locked()
                 # A writer killed between its Chroma write and its journal entry leaves
                 # the index one memory short: the count shows it, and a rebuild repairs it.
@@ -424,7 +424,7 @@ class MemoryStore:
             "cursor": lex.cursor,
         }
         lex.index.save(lex.snapshot, info)
-        lex.saved_at = lex.cursor
+        lex.pending = 0
 
     def _sync(self) -> None:
         with self._lex.lock:
@@ -443,7 +443,7 @@ class MemoryStore:
                 break
             self._apply_locked(entries)
             lex.cursor = entries[-1].seq + 1
-        if lex.cursor - lex.saved_at >= SNAPSHOT_EVERY:
+        if lex.pending >= max(SNAPSHOT_EVERY, len(lex.index) // 8):
             self._save_locked()
 
     def _apply_locked(self, entries: list[Entry]) -> None:
@@ -454,6 +454,7 @@ class MemoryStore:
                 changed.clear()
             changed.update(entry.ids)
         ids = sorted(changed)
+        self._lex.pending += len(ids)
         for start in range(0, len(ids), _PAGE):
             page = ids[start : start + _PAGE]
             # The entry names the ids; Chroma holds what they are now (or that they are gone).
@@ -483,6 +484,16 @@ class MemoryStore:
                     raise
                 time.sleep(0.05 * 2**attempt)
         raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        """Save the keyword index if it changed; an embedded folder is then free for others."""
+        lex = self._lex
+        with lex.lock:
+            if lex.pending:
+                self._save_locked()
+        _, folder = _location(self._client)
+        if folder is not None:
+            release_folder(folder)
 
     # ---- properties ---------------------------------------------------------------
 
