@@ -66,7 +66,11 @@ class Journal:
         while True:
             self._col.add(ids=[_key(seq)], embeddings=[_NO_VECTOR], documents=[body])
             got = self._col.get(ids=[_key(seq)], include=["documents"])
-            if got["documents"] and json.loads(got["documents"][0])["w"] == nonce:
+            if not got["documents"]:
+                # Chroma reads its own writes: an entry missing right after add() is a bug
+                # in this assumption, and looping on would never end.
+                raise RuntimeError(f"journal entry {_key(seq)} missing right after it was added")
+            if json.loads(got["documents"][0])["w"] == nonce:
                 return seq
             seq += 1  # another writer took this number first
 

@@ -470,20 +470,32 @@ class MemoryStore:
         self._lex.journal.append(ids)
         self._sync_locked()
 
-    def _query(self, vector: np.ndarray, n: int, include: list[str]) -> Any:
-        """A nearest-neighbour query, retried only on Chroma's transient empty-segment error."""
+    def _nearest(self, vector: np.ndarray, n: int) -> list[tuple[str, str, dict[str, Any], float]]:
+        """The n nearest memories as (id, text, metadata, cosine), read from Chroma."""
         from chromadb.errors import InternalError
 
+        include = ["documents", "metadatas", "distances"]
         for attempt in range(_QUERY_ATTEMPTS):
             try:
-                return self._collection.query(
+                got = self._collection.query(
                     query_embeddings=[vector.tolist()], n_results=n, include=include
                 )
+                break
             except InternalError as exc:
+                # Only Chroma's transient empty-segment error is retried (see _TRANSIENT).
                 if _TRANSIENT not in str(exc) or attempt == _QUERY_ATTEMPTS - 1:
                     raise
                 time.sleep(0.05 * 2**attempt)
-        raise AssertionError("unreachable")
+        return [
+            (mid, doc or "", dict(meta or {}), 1.0 - float(dist))
+            for mid, doc, meta, dist in zip(
+                got["ids"][0],
+                got["documents"][0],
+                got["metadatas"][0],
+                got["distances"][0],
+                strict=True,
+            )
+        ]
 
     def close(self) -> None:
         """Save the keyword index if it changed; an embedded folder is then free for others."""
@@ -555,16 +567,9 @@ class MemoryStore:
         check_source(source)
         vector = self._embed([text])[0]
         with self._lex.lock:
-            hit = self._query(vector, 3, ["documents", "metadatas", "distances"])
-            for mid, doc, old, dist in zip(
-                hit["ids"][0],
-                hit["documents"][0],
-                hit["metadatas"][0],
-                hit["distances"][0],
-                strict=True,
-            ):
-                if 1.0 - dist >= DUPLICATE_COSINE and same_fact(text, doc or ""):
-                    self._merge_locked(mid, text, vector, dict(old or {}), user_meta)
+            for mid, doc, old, cosine in self._nearest(vector, 3):
+                if cosine >= DUPLICATE_COSINE and same_fact(text, doc):
+                    self._merge_locked(mid, text, vector, old, user_meta)
                     return Added(id=mid, merged=True)
             return self._insert_locked(text, vector, user_meta, source)
 
@@ -759,16 +764,8 @@ class MemoryStore:
                 self._sync_locked()  # other processes may have written: one count() if not
             lex_hits = lex.index.search(query, depth)
             idf = lex.index.idf(query)
-        dense = self._query(vector, depth, ["documents", "metadatas", "distances"])
         found: dict[str, tuple[str, dict[str, Any], float]] = {
-            mid: (doc or "", dict(meta or {}), 1.0 - float(dist))
-            for mid, doc, meta, dist in zip(
-                dense["ids"][0],
-                dense["documents"][0],
-                dense["metadatas"][0],
-                dense["distances"][0],
-                strict=True,
-            )
+            mid: (doc, meta, cosine) for mid, doc, meta, cosine in self._nearest(vector, depth)
         }
         missing = [mid for mid, _, _ in lex_hits if mid not in found]
         if missing:
