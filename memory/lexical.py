@@ -31,7 +31,7 @@ STOPWORDS = frozenset(
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 # Bump when the saved layout changes: an older snapshot is then rebuilt, never misread.
-SNAPSHOT_FORMAT = 2
+SNAPSHOT_FORMAT = 3
 
 
 @lru_cache(maxsize=200_000)
@@ -252,22 +252,26 @@ class BM25Index:
         words: list[str],
         doc_terms: np.ndarray,
         doc_tfs: np.ndarray,
-        per_doc: np.ndarray,
-        by_term: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+        per_doc: np.ndarray | None,
+        saved: dict[str, np.ndarray] | None = None,
     ) -> None:
-        # Build the base from the doc -> terms arrays: one stable sort gives term -> slots
-        # (a snapshot stores that sort, `by_term`, so loading skips it).
+        # Build the base from the doc -> terms arrays: one stable sort gives term -> slots.
+        # A snapshot stores what this derives (`saved`), so loading only reads arrays.
         n = len(ids)
-        doc_ptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(per_doc, out=doc_ptr[1:])
-        slot_of_entry = np.repeat(np.arange(n, dtype=np.int64), per_doc)
-        df = np.bincount(doc_terms, minlength=len(words)).astype(np.int64)
-        if by_term is None:
+        if saved is None:
+            doc_ptr = np.zeros(n + 1, dtype=np.int64)
+            np.cumsum(per_doc, out=doc_ptr[1:])
+            slot_of_entry = np.repeat(np.arange(n, dtype=np.int32), per_doc)
+            df = np.bincount(doc_terms, minlength=len(words)).astype(np.int64)
             order = np.argsort(doc_terms, kind="stable")
             base_ptr = np.zeros(len(words) + 1, dtype=np.int64)
             np.cumsum(df, out=base_ptr[1:])
             by_term = (base_ptr, slot_of_entry[order], doc_tfs[order].astype(np.float32))
-        lengths = np.bincount(slot_of_entry, weights=doc_tfs, minlength=n).astype(np.float32)
+            weights = doc_tfs.astype(np.float64)
+            lengths = np.bincount(slot_of_entry, weights=weights, minlength=n).astype(np.float32)
+        else:
+            doc_ptr, df, lengths = saved["doc_ptr"], saved["df"], saved["lengths"]
+            by_term = (saved["base_ptr"], saved["base_slots"], saved["base_tfs"])
         self._reset_locked()
         self._vocab = dict(zip(words, range(len(words)), strict=True))
         self._words = list(words)
@@ -347,42 +351,58 @@ class BM25Index:
         with self._lock:
             self._compact_locked()
             arrays = {
-                "doc_ptr": self._doc_ptr,
-                "doc_terms": self._doc_terms,
-                "doc_tfs": self._doc_tfs,
-                "base_ptr": self._base_ptr,
-                "base_slots": self._base_slots,
-                "base_tfs": self._base_tfs,
+                "doc_ptr": self._doc_ptr.astype(np.int64),
+                "doc_terms": self._doc_terms.astype(np.int32),
+                "doc_tfs": self._doc_tfs.astype(np.int32),
+                "base_ptr": self._base_ptr.astype(np.int64),
+                "base_slots": self._base_slots.astype(np.int32),
+                "base_tfs": self._base_tfs.astype(np.float32),
+                "df": np.asarray(self._df, dtype=np.int64),
+                "lengths": self._lengths[: len(self._ids)].astype(np.float32),
                 "words": np.frombuffer("\n".join(self._words).encode(), dtype=np.uint8),
                 "ids": np.frombuffer(json.dumps(self._ids).encode(), dtype=np.uint8),
-                "info": np.frombuffer(
-                    json.dumps({**info, "format": SNAPSHOT_FORMAT}).encode(), dtype=np.uint8
-                ),
             }
+        # One file: a JSON header (info, and each array's dtype, offset and length), then
+        # the raw arrays. Loading is one read plus views, no unzipping or copying.
+        layout, offset = {}, 0
+        for name, array in arrays.items():
+            layout[name] = [array.dtype.str, offset, int(array.size)]
+            offset += array.nbytes
+        header = json.dumps({**info, "format": SNAPSHOT_FORMAT, "arrays": layout}).encode()
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         with tmp.open("wb") as fh:
-            np.savez(fh, **arrays)
+            fh.write(len(header).to_bytes(8, "little"))
+            fh.write(header)
+            for array in arrays.values():
+                fh.write(array.tobytes())
         os.replace(tmp, path)  # readers see the old file or the new one, never half
 
     @classmethod
     def load(cls, path: Path) -> tuple[BM25Index, dict[str, Any]] | None:
         """The index and info saved at `path`, or None when there is none in this format."""
         try:
-            data = np.load(path, allow_pickle=False)
+            raw = path.read_bytes()
         except FileNotFoundError:
             return None
-        with data:
-            info = json.loads(data["info"].tobytes())
-            if info.get("format") != SNAPSHOT_FORMAT:
-                return None
-            words_raw = data["words"].tobytes().decode()
-            words = words_raw.split("\n") if words_raw else []
-            ids = json.loads(data["ids"].tobytes())
-            doc_ptr = data["doc_ptr"]
-            index = cls()
-            by_term = (data["base_ptr"], data["base_slots"], data["base_tfs"])
-            index._install(
-                ids, words, data["doc_terms"], data["doc_tfs"], np.diff(doc_ptr), by_term
-            )
+        size = int.from_bytes(raw[:8], "little")
+        try:
+            info = json.loads(raw[8 : 8 + size])
+        except ValueError:
+            return None  # not a snapshot of ours (or an older layout): rebuild
+        if not isinstance(info, dict) or info.get("format") != SNAPSHOT_FORMAT:
+            return None
+        body = memoryview(raw)[8 + size :]
+        try:
+            arrays = {
+                name: np.frombuffer(body, dtype=np.dtype(dtype), count=count, offset=offset)
+                for name, (dtype, offset, count) in info.pop("arrays").items()
+            }
+        except ValueError:
+            return None  # cut short (a full disk, a copy interrupted): rebuild from Chroma
+        words_raw = arrays["words"].tobytes().decode()
+        words = words_raw.split("\n") if words_raw else []
+        ids = json.loads(arrays["ids"].tobytes())
+        index = cls()
+        index._install(ids, words, arrays["doc_terms"], arrays["doc_tfs"], None, arrays)
         return index, info

@@ -296,6 +296,10 @@ class MemoryStore:
             DEFAULT_MIN_SIMILARITY if min_similarity is None else float(min_similarity)
         )
         self._name = collection_name(user_id)
+        # Load the model while Chroma opens: on a cold start the two take about as long.
+        self._warm_error: BaseException | None = None
+        self._warming = threading.Thread(target=self._warm_in_background, daemon=True)
+        self._warming.start()
         where, folder = _location(client)
         exclusive = _claim_folder(folder) if folder is not None else False
         self._collection = self._open_collection()
@@ -304,13 +308,13 @@ class MemoryStore:
             lex = _registry.get(key)
             if lex is None:
                 if folder is not None:
-                    snapshot = folder / INDEX_DIR / f"{self._name}.npz"
+                    snapshot = folder / INDEX_DIR / f"{self._name}.bm25"
                 else:
                     host, port = where[1], where[2]
                     snapshot = (
                         (cache_dir or default_cache_dir())
                         / f"{host}-{port}"
-                        / (f"{self._name}.npz")
+                        / (f"{self._name}.bm25")
                     )
                 journal = Journal(client, self._name)
                 lex = _registry[key] = _Lexical(
@@ -519,8 +523,17 @@ class MemoryStore:
         """The underlying Chroma collection (for tools and tests)."""
         return self._collection
 
+    def _warm_in_background(self) -> None:
+        try:
+            self._model.warm()
+        except BaseException as exc:  # noqa: BLE001 - re-raised by warm() in the caller
+            self._warm_error = exc
+
     def warm(self) -> None:
-        """Load the embedding model once, so the first search is fast."""
+        """Load the embedding model once (open started it), so the first search is fast."""
+        self._warming.join()
+        if self._warm_error is not None:
+            raise self._warm_error
         self._model.warm()
 
     # ---- records ------------------------------------------------------------------

@@ -203,13 +203,18 @@ def test_reopen_loads_the_saved_index_and_replays_later_writes(tmp_path: Path, m
     mid = s.add("The wifi password is on a sticky note: zebra-kettle-91")
     gone = s.add("The old gate code was 8080")
     s.delete(gone)
-    snapshot = tmp_path / store_module.INDEX_DIR / f"{collection_name('rebuild')}.npz"
+    snapshot = tmp_path / store_module.INDEX_DIR / f"{collection_name('rebuild')}.bm25"
     assert snapshot.exists()
     _fresh_process(monkeypatch)
     reopened = MemoryStore.persistent(tmp_path, "rebuild")
     assert reopened._lex is not s._lex
     assert reopened.search("zebra-kettle-91", k=1, min_similarity=-1)[0].id == mid
     assert gone not in reopened._lex.index
+    # A saved index cut short is not trusted: the store rebuilds it from Chroma.
+    snapshot.write_bytes(snapshot.read_bytes()[:-40])
+    _fresh_process(monkeypatch)
+    cut = MemoryStore.persistent(tmp_path, "rebuild")
+    assert cut.search("zebra-kettle-91", k=1, min_similarity=-1)[0].id == mid
     # Without a saved index the store rebuilds it from Chroma, and saves it again.
     snapshot.unlink()
     _fresh_process(monkeypatch)
