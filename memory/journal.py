@@ -58,11 +58,14 @@ class Journal:
         """How many entries exist; entries 0..count-1 all exist."""
         return int(self._col.count())
 
-    def append(self, ids: list[str] | None) -> int:
-        """Record that `ids` changed (None: every memory was deleted); returns the entry's seq."""
+    def append(self, ids: list[str] | None, start: int | None = None) -> int:
+        """Record that `ids` changed (None: every memory was deleted); returns the entry's seq.
+
+        `start` is the first number to try, for a caller that knows it (default: count()).
+        """
         nonce = uuid.uuid4().hex
         body = json.dumps({"w": nonce, "ids": ids} if ids is not None else {"w": nonce, "clear": 1})
-        seq = self.count()
+        seq = self.count() if start is None else start
         while True:
             self._col.add(ids=[_key(seq)], embeddings=[_NO_VECTOR], documents=[body])
             got = self._col.get(ids=[_key(seq)], include=["documents"])

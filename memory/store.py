@@ -430,9 +430,9 @@ class MemoryStore:
         lex.index.save(lex.snapshot, info)
         lex.pending = 0
 
-    def _sync(self) -> None:
-        with self._lex.lock:
-            self._sync_locked()
+    def _maybe_save_locked(self) -> None:
+        if self._lex.pending >= max(SNAPSHOT_EVERY, len(self._lex.index) // 8):
+            self._save_locked()
 
     def _sync_locked(self) -> None:
         """Apply the journal entries this process has not seen (one count() when none)."""
@@ -447,8 +447,7 @@ class MemoryStore:
                 break
             self._apply_locked(entries)
             lex.cursor = entries[-1].seq + 1
-        if lex.pending >= max(SNAPSHOT_EVERY, len(lex.index) // 8):
-            self._save_locked()
+        self._maybe_save_locked()
 
     def _apply_locked(self, entries: list[Entry]) -> None:
         changed: set[str] = set()
@@ -469,10 +468,28 @@ class MemoryStore:
                 if mid not in present:
                     self._lex.index.remove(mid)
 
-    def _changed(self, ids: list[str] | None) -> None:
-        # Called under the lock after every write to Chroma: journal first, then our index.
-        self._lex.journal.append(ids)
-        self._sync_locked()
+    def _changed(self, ids: list[str] | None, texts: list[str] | None) -> None:
+        """After a write to Chroma, under the lock: journal it, then bring our index along.
+
+        `ids` None means every memory was deleted; `texts` None means `ids` were deleted.
+        """
+        lex = self._lex
+        # With the folder lock no other writer exists: the next entry number is our cursor,
+        # and we can index what we just wrote without reading it back.
+        seq = lex.journal.append(ids, start=lex.cursor if lex.exclusive else None)
+        if not lex.exclusive or seq != lex.cursor:
+            self._sync_locked()
+            return
+        if ids is None:
+            lex.index.clear()
+        elif texts is None:
+            for mid in ids:
+                lex.index.remove(mid)
+        else:
+            lex.index.add_many(zip(ids, texts, strict=True))
+        lex.cursor = seq + 1
+        lex.pending += len(ids or ())
+        self._maybe_save_locked()
 
     def _nearest(self, vector: np.ndarray, n: int) -> list[tuple[str, str, dict[str, Any], float]]:
         """The n nearest memories as (id, text, metadata, cosine), read from Chroma."""
@@ -598,7 +615,7 @@ class MemoryStore:
         self._collection.update(
             ids=[mid], documents=[text], embeddings=[vector.tolist()], metadatas=[merged]
         )
-        self._changed([mid])
+        self._changed([mid], [text])
 
     def _insert_locked(
         self, text: str, vector: np.ndarray, user_meta: dict[str, MetadataValue], source: str
@@ -620,7 +637,7 @@ class MemoryStore:
         got = self._collection.get(ids=[mid], include=["documents", "metadatas"])
         stored = dict(got["metadatas"][0] or {}) if got["ids"] else {}
         if stored.get(f"{RESERVED}write") == write_id:
-            self._changed([mid])
+            self._changed([mid], [text])
             return Added(id=mid, merged=False)
         if got["ids"] and normalise(got["documents"][0] or "") == normalise(text):
             # Another writer stored this fact first: keep its memory, add our metadata.
@@ -631,7 +648,7 @@ class MemoryStore:
         self._collection.add(
             ids=[mid], documents=[text], embeddings=[vector.tolist()], metadatas=[meta]
         )
-        self._changed([mid])
+        self._changed([mid], [text])
         return Added(id=mid, merged=False)
 
     def add(
@@ -672,7 +689,7 @@ class MemoryStore:
                     embeddings=vectors[start:end].tolist(),
                     metadatas=metas[start:end],
                 )
-                self._changed(ids[start:end])
+                self._changed(ids[start:end], texts[start:end])
         return len(ids)
 
     def update(self, id: str, text: str) -> Memory:
@@ -687,7 +704,7 @@ class MemoryStore:
             self._collection.update(
                 ids=[id], documents=[text], embeddings=[vector.tolist()], metadatas=[meta]
             )
-            self._changed([id])
+            self._changed([id], [text])
             return self._to_memory(id, text, meta)
 
     def delete(self, id: str) -> bool:
@@ -697,7 +714,7 @@ class MemoryStore:
             if not got["ids"]:
                 return False
             self._collection.delete(ids=[id])
-            self._changed([id])
+            self._changed([id], None)
             return True
 
     def clear(self) -> int:
@@ -706,7 +723,7 @@ class MemoryStore:
             ids = list(self._collection.get(include=[])["ids"])
             for start in range(0, len(ids), _PAGE):
                 self._collection.delete(ids=ids[start : start + _PAGE])
-            self._changed(None)
+            self._changed(None, None)
             return len(ids)
 
     # ---- reads --------------------------------------------------------------------

@@ -430,3 +430,14 @@ def test_embedding_can_be_an_encoder_or_a_chroma_embedding_function(tmp_path: Pa
         s.warm()
         mid = s.add("My bike is a green Brompton")
         assert s.search("what bicycle do I ride?", k=1)[0].id == mid
+
+
+def test_records_import_without_chroma_and_memory_never_imports_assistant():
+    code = (
+        "import sys\n"
+        "from memory.records import Memory, MemoryStoreError\n"
+        "assert 'chromadb' not in sys.modules and 'numpy' not in sys.modules\n"
+        "import memory.store, memory.__main__, memory.persona, memory.worker\n"
+        "assert not [m for m in sys.modules if m.split('.')[0] == 'assistant'], 'assistant'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True)
