@@ -548,7 +548,16 @@ def main(argv: list[str] | None = None) -> int:
         "--quick", action="store_true", help="1k pooled memories only; no LoCoMo; < 1 min"
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
+    parser.add_argument(
+        "--sizes",
+        type=int,
+        nargs="+",
+        help="only the size table, for these store sizes (JSON; e.g. --sizes 10000 100000)",
+    )
     args = parser.parse_args(argv)
+    if args.sizes:
+        print(json.dumps(bench_sizes(args.sizes, n_queries=100), indent=2))
+        return 0
     results = run(args.quick)
     print(json.dumps(results, indent=2) if args.json else markdown(results))
     return 0
