@@ -297,8 +297,10 @@ class MemoryStore:
         )
         self._name = collection_name(user_id)
         # Load the model while Chroma opens: on a cold start the two take about as long.
+        # Not a daemon: a process that exits while onnxruntime is still loading aborts
+        # ("terminate called without an active exception"), so exit waits for the load.
         self._warm_error: BaseException | None = None
-        self._warming = threading.Thread(target=self._warm_in_background, daemon=True)
+        self._warming = threading.Thread(target=self._warm_in_background, daemon=False)
         self._warming.start()
         where, folder = _location(client)
         exclusive = _claim_folder(folder) if folder is not None else False
