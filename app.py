@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # the pipeline imports Chroma (~2.5 s): load it after the fir
     from assistant.gate import GateDecision
     from assistant.local_model import ModelStatus
     from assistant.pipeline import Turn
-    from memory.store import Memory
+    from memory.records import Memory
 
 # Prompts a presenter clicks: the first three should retrieve, the last three should not.
 EXAMPLES = (

@@ -7,10 +7,13 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assistant.llm import describe_error, json_span, text_of
-from memory.store import MemoryStore, MemoryStoreError
+from memory.records import MemoryStoreError
+
+if TYPE_CHECKING:  # the store imports Chroma; capture only needs its type here
+    from memory.store import MemoryStore
 
 EXTRACT_MAX_TOKENS = 400
 MAX_FACT_CHARS = 500

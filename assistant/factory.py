@@ -113,6 +113,17 @@ def start_local_model(settings: Settings) -> tuple[Settings, LocalModel]:
     return pointed, local
 
 
+def open_store(settings: Settings) -> MemoryStore:
+    """The memory store the settings describe: a Chroma server when chroma_host is set."""
+    return MemoryStore.open(
+        settings.memory_dir,
+        settings.user_id,
+        host=settings.chroma_host,
+        port=settings.chroma_port,
+        min_similarity=settings.min_similarity,
+    )
+
+
 def build_assistant(settings: Settings | None = None, *, seed_if_empty: bool = True) -> Assistant:
     """Open the store, start or reach the model, and wire the pipeline for `settings`."""
     from memory.persona import seed_demo
@@ -128,7 +139,7 @@ def build_assistant(settings: Settings | None = None, *, seed_if_empty: bool = T
             "the local model is switched off (MEMGATE_LOCAL_MODEL=off) and no key is set"
         )
     client = make_client(settings)
-    store = MemoryStore.open(settings)
+    store = open_store(settings)
     store.warm()  # the first search would otherwise pay ~1.5 s of model loading
     if seed_if_empty and store.count() == 0:
         seed_demo(store)

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 
 from assistant.arithmetic import answer_arithmetic
 from assistant.respond import HistoryItem, ReplyResult, TextCallback
-from memory.store import Memory
+from memory.records import Memory
 
 NEEDS_A_MODEL = (
     "I'm running offline, without a language model, so I can only do arithmetic and look "

@@ -10,12 +10,16 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from assistant.capture import Capturer, CaptureResult
 from assistant.gate import Gate, GateDecision, failed_open_decision
 from assistant.llm import describe_error
 from assistant.respond import HistoryItem, Responder, TextCallback
-from memory.store import Memory, MemoryStore
+from memory.records import Memory
+
+if TYPE_CHECKING:  # the store imports Chroma; the pipeline only needs its type here
+    from memory.store import MemoryStore
 
 MAX_MESSAGE_CHARS = 20_000  # longer messages are cut, with a notice on the turn
 SEARCH_K = 5

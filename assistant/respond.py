@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from assistant.llm import describe_error
-from memory.store import Memory
+from memory.records import Memory
 
 SYSTEM_PROMPT = """You are a helpful, concise assistant with a long-term memory of the user.
 Answer in a few sentences unless the user asks for more."""

@@ -185,6 +185,29 @@ def _cold_open(path: Path, user: str) -> dict[str, float]:
     return {k: round(v, 3) for k, v in figures.items()}
 
 
+def _pool(rng: random.Random) -> tuple[list[str], np.ndarray]:
+    """1,500 templated sentences and their real embeddings."""
+    from memory.embeddings import shared_model
+
+    pool = sorted({sentence(rng) for _ in range(6000)})[:1500]
+    return pool, shared_model().encode(pool)
+
+
+def _pooled(size: int, rng: random.Random, pool: list[str], vecs: np.ndarray) -> tuple[list, Any]:
+    """`size` memories of two pool sentences each, with the normalised sum of their vectors."""
+    from memory.records import Memory
+
+    a = np.array([rng.randrange(len(pool)) for _ in range(size)])
+    b = np.array([rng.randrange(len(pool)) for _ in range(size)])
+    out = vecs[a] + vecs[b]
+    out /= np.linalg.norm(out, axis=1, keepdims=True)
+    mems = [
+        Memory(f"m{i}", f"{pool[x]} {pool[y]} (note {i})", None, "", "imported", {})
+        for i, (x, y) in enumerate(zip(a, b, strict=True))
+    ]
+    return mems, out
+
+
 def bench_sizes(sizes: list[int], n_queries: int, real_up_to: int = 1000) -> dict[str, Any]:
     """Add throughput, search latency, disk size and cold open per store size."""
     from memory.embeddings import shared_model
@@ -193,9 +216,8 @@ def bench_sizes(sizes: list[int], n_queries: int, real_up_to: int = 1000) -> dic
     model = shared_model()
     model.warm()
     rng = random.Random(42)
-    pool = sorted({sentence(rng) for _ in range(6000)})[:1500]
     start = time.perf_counter()
-    pool_vecs = model.encode(pool)
+    pool, pool_vecs = _pool(rng)
     out: dict[str, Any] = {
         "pool_sentences": len(pool),
         "pool_embed_s": round(time.perf_counter() - start, 2),
@@ -221,14 +243,7 @@ def bench_sizes(sizes: list[int], n_queries: int, real_up_to: int = 1000) -> dic
                 store.add_records(mems)
                 mode = "real embeddings"
             else:
-                a = np.array([rng.randrange(len(pool)) for _ in range(size)])
-                b = np.array([rng.randrange(len(pool)) for _ in range(size)])
-                vecs = pool_vecs[a] + pool_vecs[b]
-                vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-                mems = [
-                    Memory(f"m{i}", f"{pool[x]} {pool[y]} (note {i})", None, "", "imported", {})
-                    for i, (x, y) in enumerate(zip(a, b, strict=True))
-                ]
+                mems, vecs = _pooled(size, rng, pool, pool_vecs)
                 start = time.perf_counter()
                 store.add_records(mems, embeddings=vecs)
                 mode = "pooled embeddings"
@@ -240,6 +255,7 @@ def bench_sizes(sizes: list[int], n_queries: int, real_up_to: int = 1000) -> dic
                 **_search_latency(store, n_queries),
                 "disk_mb": round(_disk_mb(folder), 1),
             }
+            store.close()  # saves the keyword index and frees the folder for the next process
             row["cold_open"] = _cold_open(folder, "bench")
             out[str(size)] = row
     return out
@@ -309,20 +325,18 @@ def bench_server_vs_embedded(n: int, n_queries: int) -> dict[str, Any]:
     """The same searches on an embedded PersistentClient and on a local `chroma run` server."""
     from memory.embeddings import shared_model
     from memory.server import ChromaServer, chroma_executable
-    from memory.store import Memory, MemoryStore
+    from memory.store import MemoryStore
 
     if not chroma_executable().exists():
         return {"skipped": "the chroma executable is not installed"}
     model = shared_model()
     rng = random.Random(11)
-    mems = [
-        Memory(f"m{i}", f"{sentence(rng)} (note {i})", None, "", "imported", {}) for i in range(n)
-    ]
-    vecs = model.encode([m.text for m in mems])
+    pool, pool_vecs = _pool(rng)
+    mems, vecs = _pooled(n, rng, pool, pool_vecs)
     queries = [question(rng) for _ in range(n_queries)]
     with tempfile.TemporaryDirectory() as tmp, ChromaServer(Path(tmp) / "server") as server:
         embedded = MemoryStore.persistent(Path(tmp) / "embedded", "bench")
-        remote = MemoryStore.http(server.host, server.port, "bench")
+        remote = MemoryStore.http(server.host, server.port, "bench", cache_dir=Path(tmp) / "c")
         times: dict[str, list[float]] = {"embedded": [], "server": []}
         for store in (embedded, remote):
             store.add_records(mems, embeddings=vecs)
@@ -342,6 +356,46 @@ def bench_server_vs_embedded(n: int, n_queries: int) -> dict[str, Any]:
         "embedded_p95_ms": round(percentile(times["embedded"], 0.95), 2),
         "server_p95_ms": round(percentile(times["server"], 0.95), 2),
         "ratio_server_over_embedded": round(p50["server"] / p50["embedded"], 2),
+    }
+
+
+def bench_processes(n_procs: int = 4, writes: int = 100) -> dict[str, Any]:
+    """Separate processes on one `chroma run`: each writes and searches, then all verify."""
+    from memory.server import ChromaServer, chroma_executable
+    from memory.worker import Worker
+
+    if not chroma_executable().exists():
+        return {"skipped": "the chroma executable is not installed"}
+    with tempfile.TemporaryDirectory() as tmp, ChromaServer(Path(tmp) / "server") as server:
+        workers = [
+            Worker(server.host, server.port, "bench-procs", Path(tmp) / f"c{i}")
+            for i in range(n_procs)
+        ]  # every store is open before the first write
+        try:
+            start = time.perf_counter()
+            for n, w in enumerate(workers):
+                w.send("burst", tag=f"p{n}", n=writes, search_every=10)
+            bursts = [w.result() for w in workers]
+            write_s = time.perf_counter() - start
+            ids = [i for b in bursts for i in b["ids"]]
+            for w in workers:
+                w.send("verify", ids=ids)
+            reports = [w.result() for w in workers]
+        finally:
+            for w in workers:
+                w.close()
+    return {
+        "processes": n_procs,
+        "writes": n_procs * writes,
+        "acknowledged": len(ids),
+        "searches_while_writing": sum(b["searches"] for b in bursts),
+        "found_by_every_process": min(r["found"] for r in reports),
+        "readable_by_every_process": min(r["readable"] for r in reports),
+        "count_seen": sorted({r["count"] for r in reports}),
+        "duplicates": len(ids) - len(set(ids)),
+        "errors": sum(len(b["errors"]) for b in bursts),
+        "first_error": next((e for b in bursts for e in b["errors"]), None),
+        "writes_per_s": round(len(ids) / write_s, 1),
     }
 
 
@@ -383,7 +437,8 @@ def run(quick: bool = False) -> dict[str, Any]:
             sizes, n_queries=30 if quick else 100, real_up_to=0 if quick else 1000
         ),
         "embedding": bench_embedding_ratio(10 if quick else 30, 1 if quick else 2),
-        "server": bench_server_vs_embedded(300 if quick else 1000, 30 if quick else 100),
+        "server": bench_server_vs_embedded(300 if quick else 10_000, 30 if quick else 100),
+        "processes": bench_processes(4, 25 if quick else 100),
         "recall": bench_recall(quick),
     }
 
@@ -429,6 +484,23 @@ def markdown(results: dict[str, Any], plots_dir: Path | None = None) -> str:
         ]
     elif server:
         lines += ["", f"Server comparison: {server.get('skipped')}"]
+    procs = results.get("processes", {})
+    if "errors" in procs:
+        lines += [
+            "",
+            "Separate processes on one `chroma run` server (all stores open before the first "
+            "write), each remembering distinct memories and searching every 10th write, then "
+            "every process reading and keyword-searching every acknowledged id:",
+            "",
+            "| processes | writes | acknowledged | found from every process | duplicates | "
+            "errors | writes/s |",
+            "|---:|---:|---:|---:|---:|---:|---:|",
+            f"| {procs['processes']} | {procs['writes']} | {procs['acknowledged']} | "
+            f"{procs['found_by_every_process']} | {procs['duplicates']} | {procs['errors']} | "
+            f"{procs['writes_per_s']} |",
+        ]
+    elif procs:
+        lines += ["", f"Multi-process run: {procs.get('skipped')}"]
     lines += [
         "",
         "| recall set | k | recall | with the relevance cut-off |",
@@ -476,7 +548,16 @@ def main(argv: list[str] | None = None) -> int:
         "--quick", action="store_true", help="1k pooled memories only; no LoCoMo; < 1 min"
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
+    parser.add_argument(
+        "--sizes",
+        type=int,
+        nargs="+",
+        help="only the size table, for these store sizes (JSON; e.g. --sizes 10000 100000)",
+    )
     args = parser.parse_args(argv)
+    if args.sizes:
+        print(json.dumps(bench_sizes(args.sizes, n_queries=100), indent=2))
+        return 0
     results = run(args.quick)
     print(json.dumps(results, indent=2) if args.json else markdown(results))
     return 0

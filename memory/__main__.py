@@ -14,23 +14,33 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
 from pathlib import Path
 from typing import Any
+
+from memory.records import SOURCES, Memory, MemoryStoreError, validate_metadata
 
 EXPORT_FIELDS = ("id", "text", "created_at", "source", "metadata")
 
 
 def _meta_value(raw: str) -> str | int | float | bool:
-    # Command-line values are strings; store numbers and booleans as what they look like.
+    """A command-line value as the number or boolean it spells, else the string itself."""
+    # Only a value that round-trips is converted: "02139" (a zip code) and "1.50" stay
+    # text, because storing 2139 or 1.5 would lose what the user typed.
     if raw.lower() in ("true", "false"):
         return raw.lower() == "true"
-    for cast in (int, float):
+    try:
+        number: int | float = int(raw)
+    except ValueError:
         try:
-            return cast(raw)
+            number = float(raw)
         except ValueError:
-            pass
-    return raw
+            return raw
+    if str(number) != raw or not math.isfinite(number):
+        return raw
+    return number
 
 
 def _parse_meta(pairs: list[str]) -> dict[str, Any]:
@@ -38,36 +48,50 @@ def _parse_meta(pairs: list[str]) -> dict[str, Any]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
-            raise SystemExit(f"error: --meta takes KEY=VALUE, got {pair!r}")
+            raise MemoryStoreError(f"--meta takes KEY=VALUE, got {pair!r}")
         out[key] = _meta_value(value)
     return out
 
 
+def _port(raw: str) -> int:
+    port = int(raw)
+    if not 0 < port < 65536:
+        raise ValueError(raw)
+    return port
+
+
+def _env(name: str, default: str | None = None) -> str | None:
+    return os.environ.get(name, "").strip() or default
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser for `python -m memory`."""
+    """The argument parser for `python -m memory`; each command carries its handler."""
     parser = argparse.ArgumentParser(
         prog="python -m memory",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "--dir", type=Path, help="memory folder (default: MEMGATE_MEMORY_DIR or .memory-gate)"
+        "--dir",
+        type=Path,
+        help="memory folder (default: MEMGATE_MEMORY_DIR or .memory-gate)",
     )
     parser.add_argument("--user", help="whose memories (default: MEMGATE_USER or demo)")
     parser.add_argument("--host", help="Chroma server host instead of a folder")
-    parser.add_argument("--port", type=int, help="Chroma server port (default 8000)")
+    parser.add_argument("--port", type=_port, help="Chroma server port (default 8000)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("add", help="remember a fact (a near-duplicate updates the old one)")
+    p = sub.add_parser("add", help="remember a fact (the same fact again updates the old one)")
     p.add_argument("text")
     p.add_argument(
         "--meta",
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="extra metadata; repeatable",
+        help="extra metadata; repeatable (numbers and true/false are stored as such)",
     )
-    p.add_argument("--source", default="typed", choices=["typed", "captured", "seeded", "imported"])
+    p.add_argument("--source", default="typed", choices=list(SOURCES))
+    p.set_defaults(handler=cmd_add)
 
     p = sub.add_parser("search", help="the most relevant memories for a question")
     p.add_argument("query")
@@ -79,19 +103,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="relevance cut-off (default: the store's; -1 shows everything)",
     )
     p.add_argument("--json", action="store_true", help="one JSON object per line")
+    p.set_defaults(handler=cmd_search)
 
     p = sub.add_parser("list", help="memories, newest first")
     p.add_argument("--offset", type=int, default=0)
     p.add_argument("--limit", type=int, default=50)
     p.add_argument("--json", action="store_true", help="one JSON object per line")
+    p.set_defaults(handler=cmd_list)
 
     p = sub.add_parser("delete", help="delete memories by id")
     p.add_argument("ids", nargs="+", metavar="ID")
+    p.set_defaults(handler=cmd_delete)
 
-    sub.add_parser("count", help="how many memories the user has")
+    sub.add_parser("count", help="how many memories the user has").set_defaults(handler=cmd_count)
     p = sub.add_parser("clear", help="delete ALL of the user's memories")
     p.add_argument("--yes", action="store_true", help="confirm")
-    sub.add_parser("seed-demo", help="load the demo persona (loading twice changes nothing)")
+    p.set_defaults(handler=cmd_clear)
+    p = sub.add_parser("seed-demo", help="load the demo persona (loading twice changes nothing)")
+    p.set_defaults(handler=cmd_seed_demo)
 
     p = sub.add_parser(
         "import",
@@ -102,34 +131,39 @@ def build_parser() -> argparse.ArgumentParser:
         "nothing is imported. Ids already in the store are skipped.",
     )
     p.add_argument("file", type=Path, metavar="FILE.jsonl")
+    p.set_defaults(handler=cmd_import)
     p = sub.add_parser("export", help="write every memory to JSONL ('-' for stdout)")
     p.add_argument("file", metavar="FILE.jsonl")
+    p.set_defaults(handler=cmd_export)
     return parser
 
 
 def open_store(args: argparse.Namespace) -> Any:
-    """The store the options (or the environment) point at."""
-    from assistant.config import Settings
+    """The store the options (or the MEMGATE_* environment) point at."""
     from memory.store import MemoryStore
 
-    settings = Settings.from_env()
-    changes: dict[str, Any] = {}
-    if args.dir is not None:
-        changes["memory_dir"] = args.dir
-        changes["chroma_host"] = None
-    if args.user:
-        changes["user_id"] = args.user
-    if args.host:
-        changes["chroma_host"] = args.host
-    if args.port:
-        changes["chroma_port"] = args.port
-    return MemoryStore.open(settings.with_(**changes))
+    # --dir means that folder, even when the environment names a server.
+    host = args.host or (None if args.dir is not None else _env("MEMGATE_CHROMA_HOST"))
+    raw_min = _env("MEMGATE_MIN_SIMILARITY")
+    try:
+        port = args.port or _port(_env("MEMGATE_CHROMA_PORT", "8000") or "8000")
+        min_similarity = None if raw_min is None else float(raw_min)
+    except ValueError:
+        raise MemoryStoreError(
+            "MEMGATE_CHROMA_PORT must be a port number and MEMGATE_MIN_SIMILARITY a number"
+        ) from None
+    return MemoryStore.open(
+        args.dir or Path(_env("MEMGATE_MEMORY_DIR", ".memory-gate") or ".memory-gate"),
+        args.user or _env("MEMGATE_USER", "demo") or "demo",
+        host=host,
+        port=port,
+        min_similarity=min_similarity,
+    )
 
 
 def read_import(path: Path) -> list[Any]:
     """Parse and validate a JSONL export; raises MemoryStoreError naming the bad line."""
     from memory.jsonl import JsonlError, read_jsonl
-    from memory.store import SOURCES, Memory, MemoryStoreError, validate_metadata
 
     records = []
     seen: set[str] = set()
@@ -172,69 +206,91 @@ def _as_dict(memory: Any, with_similarity: bool = False) -> dict[str, Any]:
     return out
 
 
-def run(args: argparse.Namespace) -> int:
-    """Execute one parsed command; returns the exit status."""
-    store = open_store(args)
-    cmd = args.command
-    if cmd == "add":
-        added = store.remember(args.text, _parse_meta(args.meta), args.source)
-        print(f"{'updated' if added.merged else 'added'} {added.id}")
-    elif cmd == "search":
-        for m in store.search(args.query, args.k, args.min_similarity):
-            if args.json:
-                print(json.dumps(_as_dict(m, with_similarity=True)))
-            else:
-                print(f"{m.similarity:.3f}  {m.id}  {m.text}")
-    elif cmd == "list":
-        for m in store.list(args.offset, args.limit):
-            if args.json:
-                print(json.dumps(_as_dict(m)))
-            else:
-                print(f"{m.created_at[:19]}  {m.source:8s}  {m.id}  {m.text}")
-    elif cmd == "delete":
-        missing = [i for i in args.ids if not store.delete(i)]
-        for i in missing:
-            print(f"no memory with id {i}", file=sys.stderr)
-        print(f"deleted {len(args.ids) - len(missing)}")
-        return 1 if missing else 0
-    elif cmd == "count":
-        print(store.count())
-    elif cmd == "clear":
-        if not args.yes:
-            print("error: clear deletes every memory of this user; add --yes", file=sys.stderr)
-            return 2
-        print(f"deleted {store.clear()}")
-    elif cmd == "seed-demo":
-        added = _seed(store)
-        print(f"added {added} demo memories ({store.count()} in store)")
-    elif cmd == "import":
-        records = read_import(args.file)
-        fresh = [r for r in records if store.get(r.id) is None]
-        store.add_records(fresh)
-        print(f"imported {len(fresh)}, skipped {len(records) - len(fresh)} already present")
-    elif cmd == "export":
-        lines = [json.dumps(_as_dict(m)) + "\n" for m in store.export()]
-        if args.file == "-":
-            sys.stdout.writelines(lines)
-        else:
-            Path(args.file).write_text("".join(lines), encoding="utf-8")
-            print(f"exported {len(lines)} to {args.file}", file=sys.stderr)
+def cmd_add(store: Any, args: argparse.Namespace) -> int:
+    """add TEXT [--meta K=V]: remember a fact."""
+    added = store.remember(args.text, _parse_meta(args.meta), args.source)
+    print(f"{'updated' if added.merged else 'added'} {added.id}")
     return 0
 
 
-def _seed(store: Any) -> int:
+def cmd_search(store: Any, args: argparse.Namespace) -> int:
+    """search QUERY: the most relevant memories."""
+    for m in store.search(args.query, args.k, args.min_similarity):
+        if args.json:
+            print(json.dumps(_as_dict(m, with_similarity=True)))
+        else:
+            print(f"{m.similarity:.3f}  {m.id}  {m.text}")
+    return 0
+
+
+def cmd_list(store: Any, args: argparse.Namespace) -> int:
+    """list: a page of memories, newest first."""
+    for m in store.list(args.offset, args.limit):
+        if args.json:
+            print(json.dumps(_as_dict(m)))
+        else:
+            print(f"{m.created_at[:19]}  {m.source:8s}  {m.id}  {m.text}")
+    return 0
+
+
+def cmd_delete(store: Any, args: argparse.Namespace) -> int:
+    """delete ID...: exit status 1 when an id was not there."""
+    missing = [i for i in args.ids if not store.delete(i)]
+    for i in missing:
+        print(f"no memory with id {i}", file=sys.stderr)
+    print(f"deleted {len(args.ids) - len(missing)}")
+    return 1 if missing else 0
+
+
+def cmd_count(store: Any, args: argparse.Namespace) -> int:
+    """count: how many memories."""
+    print(store.count())
+    return 0
+
+
+def cmd_clear(store: Any, args: argparse.Namespace) -> int:
+    """clear --yes: delete every memory of the user."""
+    if not args.yes:
+        print("error: clear deletes every memory of this user; add --yes", file=sys.stderr)
+        return 2
+    print(f"deleted {store.clear()}")
+    return 0
+
+
+def cmd_seed_demo(store: Any, args: argparse.Namespace) -> int:
+    """seed-demo: load the demo persona."""
     from memory.persona import seed_demo
 
-    return seed_demo(store)
+    added = seed_demo(store)
+    print(f"added {added} demo memories ({store.count()} in store)")
+    return 0
+
+
+def cmd_import(store: Any, args: argparse.Namespace) -> int:
+    """import FILE: add the records of an export, skipping ids already there."""
+    records = read_import(args.file)
+    fresh = [r for r in records if store.get(r.id) is None]
+    store.add_records(fresh)
+    print(f"imported {len(fresh)}, skipped {len(records) - len(fresh)} already present")
+    return 0
+
+
+def cmd_export(store: Any, args: argparse.Namespace) -> int:
+    """export FILE: every memory as JSONL, oldest first."""
+    lines = [json.dumps(_as_dict(m)) + "\n" for m in store.export()]
+    if args.file == "-":
+        sys.stdout.writelines(lines)
+    else:
+        Path(args.file).write_text("".join(lines), encoding="utf-8")
+        print(f"exported {len(lines)} to {args.file}", file=sys.stderr)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: parse, run, and turn store errors into one clear line."""
-    from memory.store import MemoryStoreError
-
     args = build_parser().parse_args(argv)
     try:
-        return run(args)
+        return int(args.handler(open_store(args), args))
     except MemoryStoreError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

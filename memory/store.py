@@ -5,71 +5,93 @@ A memory's relevance to a query is one absolute score in about [0, 1]:
     similarity = DENSE_WEIGHT * cosine(query, memory) + (1 - DENSE_WEIGHT) * coverage
 
 where `coverage` is the share of the query's (idf-weighted) words that occur in the memory.
-Candidates come from Chroma's HNSW index (dense) and from an in-process BM25 index
-(lexical); both lists are rescored with the formula above. The weight and the default
-cut-off were measured, not guessed: see docs/memory.md.
+Candidates come from Chroma's HNSW index (dense) and from a BM25 index (lexical); both
+lists are rescored with the formula above. The weight and the default cut-off were
+measured, not guessed: see docs/memory.md.
+
+Chroma is the one source of truth. Every memory a search, list, export or count returns is
+read from Chroma in that call. The BM25 index only proposes candidate ids and word
+weights; it follows a change journal kept in Chroma (memory/journal.py), so every process
+on one server sees every other process's writes, and it is saved beside the data so that
+opening a large store does not re-read every memory.
 """
 
 from __future__ import annotations
 
 import hashlib
-import math
+import os
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 from chromadb.api.types import EmbeddingFunction
 
 from memory.embeddings import MiniLMEmbeddingFunction, shared_model
-from memory.lexical import BM25Index
+from memory.journal import Entry, Journal
+from memory.lexical import BM25Index, tokenize
+from memory.records import (
+    RESERVED,
+    SOURCES,
+    Added,
+    Memory,
+    MemoryStoreError,
+    MetadataValue,
+    check_source,
+    clean_text,
+    validate_metadata,
+)
 
-if TYPE_CHECKING:
-    from assistant.config import Settings
+__all__ = [
+    "DEFAULT_MIN_SIMILARITY",
+    "SOURCES",
+    "Added",
+    "FolderInUseError",
+    "Memory",
+    "MemoryStore",
+    "MemoryStoreError",
+    "collection_name",
+    "same_fact",
+    "validate_metadata",
+]
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock; the folder is then opened without the guard
+    fcntl = None  # type: ignore[assignment]
 
 # Tuned on LoCoMo conv-26 and checked on all ten conversations (docs/memory.md).
 DENSE_WEIGHT = 0.5
 # Default relevance cut-off, chosen from persona vs unrelated-question scores (docs/memory.md).
 DEFAULT_MIN_SIMILARITY = 0.17
-# Cosine at or above this between a new text and an existing memory means "same fact":
-# the existing memory is updated instead of a second copy being added.
+# Cosine at or above this between a new text and an existing memory may mean "same fact";
+# same_fact() then decides (numbers, names and negations must agree). docs/memory.md.
 DUPLICATE_COSINE = 0.95
 # Each retriever proposes this many candidates (at least 4 x k) before rescoring.
 CANDIDATES = 30
-SOURCES = ("typed", "captured", "seeded", "imported")
-# Internal fields live next to user metadata in Chroma under this reserved prefix.
-_RESERVED = "mg:"
+# Save the keyword index again once max(this, an eighth of the index) memories changed
+# since the last save: an open then replays at most that many, and saving stays O(n) overall.
+SNAPSHOT_EVERY = 2000
+LOCK_FILE = "memory-gate.lock"
+INDEX_DIR = "memory-gate-index"
 _PAGE = 2000
 
-MetadataValue = str | int | float | bool
+
+# Chroma 1.5's server can fail a query with this while another client's first writes to a
+# collection are being indexed (chroma-core/chroma#4212); the same query a moment later
+# succeeds. Seen in 2 of 12 fresh 4-process runs here, always within the first writes.
+_TRANSIENT = "Nothing found on disk"
+_QUERY_ATTEMPTS = 5
 
 
-class MemoryStoreError(ValueError):
-    """A request the store cannot honour; the message is meant for a human."""
-
-
-@dataclass(frozen=True)
-class Memory:
-    """One stored memory; `similarity` is set by search and None elsewhere."""
-
-    id: str
-    text: str
-    similarity: float | None
-    created_at: str
-    source: str
-    metadata: dict[str, MetadataValue] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Added:
-    """Result of remember(): the id, and whether an existing near-duplicate was updated."""
-
-    id: str
-    merged: bool
+class FolderInUseError(MemoryStoreError):
+    """Another process has the memory folder open (embedded Chroma serves one process)."""
 
 
 def collection_name(user_id: str) -> str:
@@ -85,44 +107,33 @@ def _iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(timespec="microseconds")
 
 
-def _clean_text(text: object, what: str = "Memory text") -> str:
-    if not isinstance(text, str):
-        raise MemoryStoreError(f"{what} must be a string, got {type(text).__name__}")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        # Lone surrogates cannot be stored by Chroma (or tokenised): say so up front.
-        raise MemoryStoreError(f"{what} is not valid Unicode (it holds a lone surrogate)") from None
-    cleaned = text.strip()
-    if not cleaned:
-        raise MemoryStoreError(f"{what} is empty: write the fact to remember.")
-    return cleaned
+def normalise(text: str) -> str:
+    """The form two spellings of one fact share: case, spacing and end punctuation ignored."""
+    return re.sub(r"\s+", " ", text.casefold()).strip().rstrip(".!?;, ")
 
 
-def validate_metadata(metadata: Mapping[str, Any] | None) -> dict[str, MetadataValue]:
-    """Return a copy of `metadata` or raise MemoryStoreError naming the bad key."""
-    if metadata is None:
-        return {}
-    if not isinstance(metadata, Mapping):
-        raise MemoryStoreError(
-            f"Metadata must be a mapping of names to values, got {type(metadata).__name__}"
-        )
-    out: dict[str, MetadataValue] = {}
-    for key, value in metadata.items():
-        if not isinstance(key, str) or not key.strip():
-            raise MemoryStoreError(f"Metadata names must be non-empty strings, got {key!r}")
-        if key.startswith(_RESERVED):
-            raise MemoryStoreError(f"Metadata name {key!r} is reserved (prefix {_RESERVED!r}).")
-        if not isinstance(value, (str, int, float, bool)):
-            raise MemoryStoreError(
-                f"Metadata {key!r} has a {type(value).__name__} value; Chroma stores only "
-                "str, int, float or bool. Convert it (e.g. json.dumps) first."
-            )
-        # Chroma silently stores NaN/inf as null: refuse rather than lose the value.
-        if isinstance(value, float) and not math.isfinite(value):
-            raise MemoryStoreError(f"Metadata {key!r} is {value}; only finite numbers are stored.")
-        out[key] = value
-    return out
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+_NEGATIONS = frozenset(
+    "not no never nothing nobody none cannot can't don't doesn't didn't isn't wasn't aren't "
+    "weren't won't wouldn't shouldn't couldn't haven't hasn't hadn't".split()
+)
+_PRONOUN_I = frozenset({"i", "i'm", "i've", "i'd", "i'll"})
+
+
+def same_fact(a: str, b: str) -> bool:
+    """False when two similar texts differ in a number, a name or a negation."""
+    # MiniLM puts "My PIN is 4821" / "...4822" at cosine 0.955, "...7:30pm..." / "...8:30pm..."
+    # at 0.997, "I am (not) allergic to penicillin" at 0.973, and a long sentence with
+    # another name at 0.945 (docs/memory.md): the words that differ decide, not the cosine.
+    words_a = _WORD.findall(a)
+    words_b = _WORD.findall(b)
+    diff = {w.casefold() for w in words_a} ^ {w.casefold() for w in words_b}
+    if any(ch.isdigit() for w in diff for ch in w):
+        return False
+    if diff & _NEGATIONS:
+        return False
+    names = {w.casefold() for w in (*words_a, *words_b) if w[:1].isupper()} - _PRONOUN_I
+    return not diff & names
 
 
 class _CallableEncoder:
@@ -153,38 +164,106 @@ def _as_encoder(embedding: Any) -> Any:
     raise MemoryStoreError("embedding must be a MiniLM-like encoder or an embedding function")
 
 
+# ---- one process per embedded folder ----------------------------------------------------
+
+_folder_locks: dict[Path, int] = {}
+_folder_locks_lock = threading.Lock()
+
+
+def _claim_folder(folder: Path) -> bool:
+    """Hold an exclusive lock on `folder` for this process; False where flock is missing."""
+    # Embedded Chroma keeps its vector index in the memory of the process that opened it:
+    # a second process on the same folder reads stale vectors and can return deleted
+    # memories (measured, docs/memory.md). So one process owns a folder; more need a server.
+    if fcntl is None:
+        return False
+    with _folder_locks_lock:
+        if folder in _folder_locks:
+            return True
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
+            os.close(fd)
+            raise FolderInUseError(
+                f"The memory folder {folder} is open in another process (pid {holder}, for "
+                "example the running app). Embedded Chroma serves one process per folder: a "
+                "second one would read stale vectors. Nothing was read or changed. Stop the "
+                "other process first, or share the folder through a Chroma server: "
+                f"`chroma run --path {folder}` and point every process at it with "
+                "--host/--port (MEMGATE_CHROMA_HOST / MEMGATE_CHROMA_PORT)."
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        _folder_locks[folder] = fd
+        return True
+
+
+def release_folder(folder: Path | str) -> None:
+    """Let other processes open `folder` again; this process must not use its stores after."""
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    path = Path(folder).resolve()
+    with _folder_locks_lock:
+        fd = _folder_locks.pop(path, None)
+        # Chroma caches one client system per folder for the life of the process: stop it,
+        # so that a later open here reads what the other process wrote instead of stale
+        # vectors. (Private to Chroma 1.5; there is no public per-folder close.)
+        system = SharedSystemClient._identifier_to_system.pop(str(path), None)
+        SharedSystemClient._identifier_to_refcount.pop(str(path), None)
+        if system is not None:
+            system.stop()
+        with _registry_lock:
+            for key in [k for k in _registry if k[0] == ("dir", str(path))]:
+                del _registry[key]
+        if fd is not None:
+            os.close(fd)  # closing the descriptor releases the flock
+
+
+# ---- the keyword index of a collection in this process ----------------------------------
+
+
 @dataclass
-class _Shared:
-    """Per-collection state shared by every store in the process that opens it."""
+class _Lexical:
+    """A collection's BM25 index in this process and the journal position it reflects."""
 
-    lexical: BM25Index
-    created: dict[str, str]
+    index: BM25Index
+    journal: Journal
+    cursor: int
     lock: threading.RLock
-    # id -> (text, stored metadata): search reads candidates from here instead of asking
-    # Chroma for documents on every query (halves the Chroma time per search).
-    records: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
-    loaded: bool = False
+    # True when this process holds the folder lock: no other writer exists, so reads need
+    # not ask the journal (every write in this process updates the index under `lock`).
+    exclusive: bool
+    snapshot: Path | None
+    pending: int = 0  # memories changed since the index was last saved
 
 
-_registry: dict[tuple[Any, ...], _Shared] = {}
+_registry: dict[tuple[Any, ...], _Lexical] = {}
 _registry_lock = threading.Lock()
 
 
-def _client_key(client: Any) -> tuple[Any, ...]:
-    # Two clients on the same folder/server must share one lexical index, or a write
-    # through one would be invisible to the other's keyword search.
-    try:
-        s = client.get_settings()
-        return (
-            bool(s.is_persistent),
-            str(s.persist_directory),
-            s.chroma_server_host,
-            s.chroma_server_http_port,
-            getattr(client, "tenant", None),
-            getattr(client, "database", None),
-        )
-    except Exception:
-        return ("client", id(client))
+def _location(client: Any) -> tuple[tuple[Any, ...], Path | None]:
+    """A key naming where `client`'s data lives, and the folder if it is embedded."""
+    s = client.get_settings()
+    if s.is_persistent:
+        # Resolved, so "mem" and "./mem/" are one folder with one index.
+        folder = Path(str(s.persist_directory)).resolve()
+        return ("dir", str(folder)), folder
+    return (
+        "http",
+        s.chroma_server_host,
+        s.chroma_server_http_port,
+        getattr(client, "tenant", None),
+        getattr(client, "database", None),
+    ), None
+
+
+def default_cache_dir() -> Path:
+    """Where server-mode keyword indexes are saved: $XDG_CACHE_HOME/memory-gate."""
+    base = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
+    return Path(base) / "memory-gate"
 
 
 class MemoryStore:
@@ -198,6 +277,7 @@ class MemoryStore:
         embedding: Any = None,
         min_similarity: float | None = None,
         clock: Callable[[], float] = time.time,
+        cache_dir: Path | None = None,
     ) -> None:
         if not isinstance(user_id, str) or not user_id.strip():
             raise MemoryStoreError("user_id must be a non-empty string")
@@ -216,24 +296,42 @@ class MemoryStore:
             DEFAULT_MIN_SIMILARITY if min_similarity is None else float(min_similarity)
         )
         self._name = collection_name(user_id)
+        # Load the model while Chroma opens: on a cold start the two take about as long.
+        # Not a daemon: a process that exits while onnxruntime is still loading aborts
+        # ("terminate called without an active exception"), so exit waits for the load.
+        self._warm_error: BaseException | None = None
+        self._warming = threading.Thread(target=self._warm_in_background, daemon=False)
+        self._warming.start()
+        where, folder = _location(client)
+        exclusive = _claim_folder(folder) if folder is not None else False
         self._collection = self._open_collection()
-        key = (*_client_key(client), self._name)
+        key = (where, self._name)
         with _registry_lock:
-            shared = _registry.get(key)
-            if shared is None:
-                shared = _registry[key] = _Shared(BM25Index(), {}, threading.RLock())
-        self._shared = shared
-        with shared.lock:
-            if not shared.loaded:
-                self._rebuild_locked()
-                shared.loaded = True
+            lex = _registry.get(key)
+            if lex is None:
+                if folder is not None:
+                    snapshot = folder / INDEX_DIR / f"{self._name}.bm25"
+                else:
+                    host, port = where[1], where[2]
+                    snapshot = (
+                        (cache_dir or default_cache_dir())
+                        / f"{host}-{port}"
+                        / (f"{self._name}.bm25")
+                    )
+                journal = Journal(client, self._name)
+                lex = _registry[key] = _Lexical(
+                    BM25Index(), journal, -1, threading.RLock(), exclusive, snapshot
+                )
+        self._lex = lex
+        with lex.lock:
+            if lex.cursor < 0:
+                self._load_locked()
 
     def _open_collection(self) -> Any:
-        ef = self._ef
         try:
             return self._client.get_or_create_collection(
                 self._name,
-                embedding_function=ef,
+                embedding_function=self._ef,
                 metadata={"memory_gate_user": self.user_id},
             )
         except ValueError as exc:
@@ -252,53 +350,185 @@ class MemoryStore:
 
     @classmethod
     def persistent(cls, path: Any, user_id: str = "demo", **kw: Any) -> MemoryStore:
-        """A store in a local folder (created if missing)."""
+        """A store in a local folder (created if missing); one process per folder."""
         import chromadb
 
+        folder = Path(path).resolve()
+        # Claimed before Chroma opens the folder, so a refused process touches nothing.
+        _claim_folder(folder)
         # Default client settings on purpose: Chroma refuses a second client on the same
         # folder with different settings (and its telemetry is a no-op in 1.5).
-        client = chromadb.PersistentClient(path=str(path))
+        client = chromadb.PersistentClient(path=str(folder))
         return cls(client, user_id, **kw)
 
     @classmethod
     def http(cls, host: str, port: int, user_id: str = "demo", **kw: Any) -> MemoryStore:
-        """A store on a Chroma server (`chroma run`)."""
+        """A store on a Chroma server (`chroma run`); any number of processes may share it."""
         import chromadb
 
         client = chromadb.HttpClient(host=host, port=int(port))
         return cls(client, user_id, **kw)
 
     @classmethod
-    def open(cls, settings: Settings) -> MemoryStore:
-        """The store the settings describe: a server when chroma_host is set, else a folder."""
-        kw = {"min_similarity": settings.min_similarity}
-        if settings.chroma_host:
-            return cls.http(settings.chroma_host, settings.chroma_port, settings.user_id, **kw)
-        return cls.persistent(settings.memory_dir, settings.user_id, **kw)
+    def open(
+        cls,
+        memory_dir: Path | str = ".memory-gate",
+        user_id: str = "demo",
+        *,
+        host: str | None = None,
+        port: int = 8000,
+        **kw: Any,
+    ) -> MemoryStore:
+        """A store on the server at `host` when given, else in the folder `memory_dir`."""
+        if host:
+            return cls.http(host, port, user_id, **kw)
+        return cls.persistent(memory_dir, user_id, **kw)
+
+    # ---- the keyword index --------------------------------------------------------
+
+    def _load_locked(self) -> None:
+        # Open: the saved index plus the journal entries written since it was saved.
+        lex = self._lex
+        loaded = BM25Index.load(lex.snapshot) if lex.snapshot is not None else None
+        if loaded is not None:
+            index, info = loaded
+            valid = (
+                info.get("collection") == str(self._collection.id)
+                and info.get("journal") == lex.journal.id
+                and 0 <= int(info.get("cursor", -1)) <= lex.journal.count()
+            )
+            if valid:
+                lex.index, lex.cursor = index, int(info["cursor"])
+                self._sync_locked()
+                # A writer killed between its Chroma write and its journal entry leaves
+                # the index one memory short: the count shows it, and a rebuild repairs it.
+                if len(lex.index) == self._collection.count():
+                    return
+                self._sync_locked()
+                if len(lex.index) == self._collection.count():
+                    return
+        self._rebuild_locked()
 
     def _rebuild_locked(self) -> None:
-        # The lexical index lives in memory: rebuild it from Chroma, the source of truth.
-        self._shared.lexical.clear()
-        self._shared.created.clear()
-        self._shared.records.clear()
-        total = self._collection.count()
-        docs: list[tuple[str, str]] = []
-        for offset in range(0, total, _PAGE):
-            page = self._collection.get(
-                include=["documents", "metadatas"], limit=_PAGE, offset=offset
-            )
-            for mid, doc, meta in zip(
-                page["ids"], page["documents"], page["metadatas"], strict=True
-            ):
-                docs.append((mid, doc or ""))
-                self._shared.records[mid] = (doc or "", dict(meta or {}))
-                self._shared.created[mid] = str((meta or {}).get(f"{_RESERVED}created_at", ""))
-        self._shared.lexical.add_many(docs)
+        # Read the journal position first: entries written while we page through Chroma are
+        # applied again afterwards, which is harmless (applying re-reads the memory).
+        lex = self._lex
+        cursor = lex.journal.count()
+        index = BM25Index()
+        index.add_many((mid, doc) for mid, doc, _ in self._pages(["documents"]))
+        lex.index, lex.cursor = index, cursor
+        self._sync_locked()
+        self._save_locked()
 
-    def refresh(self) -> None:
-        """Re-read the lexical index from Chroma (after other processes wrote to a server)."""
-        with self._shared.lock:
+    def _save_locked(self) -> None:
+        lex = self._lex
+        if lex.snapshot is None:
+            return
+        info = {
+            "collection": str(self._collection.id),
+            "journal": lex.journal.id,
+            "cursor": lex.cursor,
+        }
+        lex.index.save(lex.snapshot, info)
+        lex.pending = 0
+
+    def _maybe_save_locked(self) -> None:
+        if self._lex.pending >= max(SNAPSHOT_EVERY, len(self._lex.index) // 8):
+            self._save_locked()
+
+    def _sync_locked(self) -> None:
+        """Apply the journal entries this process has not seen (one count() when none)."""
+        lex = self._lex
+        total = lex.journal.count()
+        if total < lex.cursor:  # the journal was dropped and began again: start over
             self._rebuild_locked()
+            return
+        while lex.cursor < total:
+            entries = lex.journal.read(lex.cursor, total)
+            if not entries:
+                break
+            self._apply_locked(entries)
+            lex.cursor = entries[-1].seq + 1
+        self._maybe_save_locked()
+
+    def _apply_locked(self, entries: list[Entry]) -> None:
+        changed: set[str] = set()
+        for entry in entries:
+            if entry.clear:
+                self._lex.index.clear()
+                changed.clear()
+            changed.update(entry.ids)
+        ids = sorted(changed)
+        self._lex.pending += len(ids)
+        for start in range(0, len(ids), _PAGE):
+            page = ids[start : start + _PAGE]
+            # The entry names the ids; Chroma holds what they are now (or that they are gone).
+            got = self._collection.get(ids=page, include=["documents"])
+            present = dict(zip(got["ids"], got["documents"], strict=True))
+            self._lex.index.add_many((mid, doc or "") for mid, doc in present.items())
+            for mid in page:
+                if mid not in present:
+                    self._lex.index.remove(mid)
+
+    def _changed(self, ids: list[str] | None, texts: list[str] | None) -> None:
+        """After a write to Chroma, under the lock: journal it, then bring our index along.
+
+        `ids` None means every memory was deleted; `texts` None means `ids` were deleted.
+        """
+        lex = self._lex
+        # With the folder lock no other writer exists: the next entry number is our cursor,
+        # and we can index what we just wrote without reading it back.
+        seq = lex.journal.append(ids, start=lex.cursor if lex.exclusive else None)
+        if not lex.exclusive or seq != lex.cursor:
+            self._sync_locked()
+            return
+        if ids is None:
+            lex.index.clear()
+        elif texts is None:
+            for mid in ids:
+                lex.index.remove(mid)
+        else:
+            lex.index.add_many(zip(ids, texts, strict=True))
+        lex.cursor = seq + 1
+        lex.pending += len(ids or ())
+        self._maybe_save_locked()
+
+    def _nearest(self, vector: np.ndarray, n: int) -> list[tuple[str, str, dict[str, Any], float]]:
+        """The n nearest memories as (id, text, metadata, cosine), read from Chroma."""
+        from chromadb.errors import InternalError
+
+        include = ["documents", "metadatas", "distances"]
+        for attempt in range(_QUERY_ATTEMPTS):
+            try:
+                got = self._collection.query(
+                    query_embeddings=[vector.tolist()], n_results=n, include=include
+                )
+                break
+            except InternalError as exc:
+                # Only Chroma's transient empty-segment error is retried (see _TRANSIENT).
+                if _TRANSIENT not in str(exc) or attempt == _QUERY_ATTEMPTS - 1:
+                    raise
+                time.sleep(0.05 * 2**attempt)
+        return [
+            (mid, doc or "", dict(meta or {}), 1.0 - float(dist))
+            for mid, doc, meta, dist in zip(
+                got["ids"][0],
+                got["documents"][0],
+                got["metadatas"][0],
+                got["distances"][0],
+                strict=True,
+            )
+        ]
+
+    def close(self) -> None:
+        """Save the keyword index if it changed; an embedded folder is then free for others."""
+        lex = self._lex
+        with lex.lock:
+            if lex.pending:
+                self._save_locked()
+        _, folder = _location(self._client)
+        if folder is not None:
+            release_folder(folder)
 
     # ---- properties ---------------------------------------------------------------
 
@@ -312,8 +542,17 @@ class MemoryStore:
         """The underlying Chroma collection (for tools and tests)."""
         return self._collection
 
+    def _warm_in_background(self) -> None:
+        try:
+            self._model.warm()
+        except BaseException as exc:  # noqa: BLE001 - re-raised by warm() in the caller
+            self._warm_error = exc
+
     def warm(self) -> None:
-        """Load the embedding model once, so the first search is fast."""
+        """Load the embedding model once (open started it), so the first search is fast."""
+        self._warming.join()
+        if self._warm_error is not None:
+            raise self._warm_error
         self._model.warm()
 
     # ---- records ------------------------------------------------------------------
@@ -327,15 +566,24 @@ class MemoryStore:
     ) -> Memory:
         meta = dict(meta or {})
         # Sorted: Chroma does not keep key order, and exports should be byte-for-byte stable.
-        user = {k: meta[k] for k in sorted(meta) if not k.startswith(_RESERVED)}
+        user = {k: meta[k] for k in sorted(meta) if not k.startswith(RESERVED)}
         return Memory(
             id=mid,
             text=doc or "",
             similarity=similarity,
-            created_at=str(meta.get(f"{_RESERVED}created_at", "")),
-            source=str(meta.get(f"{_RESERVED}source", "typed")),
+            created_at=str(meta.get(f"{RESERVED}created_at", "")),
+            source=str(meta.get(f"{RESERVED}source", "typed")),
             metadata=user,
         )
+
+    def _pages(self, include: list[str]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+        total = self._collection.count()
+        for offset in range(0, total, _PAGE):
+            page = self._collection.get(include=include, limit=_PAGE, offset=offset)
+            docs = page.get("documents") or [None] * len(page["ids"])
+            metas = page.get("metadatas") or [None] * len(page["ids"])
+            for mid, doc, meta in zip(page["ids"], docs, metas, strict=True):
+                yield mid, doc or "", dict(meta or {})
 
     # ---- writes -------------------------------------------------------------------
 
@@ -345,132 +593,139 @@ class MemoryStore:
         metadata: Mapping[str, Any] | None = None,
         source: str = "typed",
     ) -> Added:
-        """Store a fact; a near-duplicate of an existing memory updates it instead."""
-        text = _clean_text(text)
+        """Store a fact; the same fact said again updates the existing memory instead."""
+        text = clean_text(text)
         user_meta = validate_metadata(metadata)
-        if source not in SOURCES:
-            raise MemoryStoreError(f"source must be one of {', '.join(SOURCES)}, got {source!r}")
+        check_source(source)
         vector = self._embed([text])[0]
-        with self._shared.lock:
-            if len(self._shared.lexical):
-                hit = self._collection.query(
-                    query_embeddings=[vector.tolist()],
-                    n_results=1,
-                    include=["metadatas", "distances"],
-                )
-                if hit["ids"][0] and 1.0 - hit["distances"][0][0] >= DUPLICATE_COSINE:
-                    mid = hit["ids"][0][0]
-                    old = dict(hit["metadatas"][0][0] or {})
-                    merged_meta = {**old, **user_meta, f"{_RESERVED}updated_at": self._now()}
-                    self._collection.update(
-                        ids=[mid],
-                        documents=[text],
-                        embeddings=[vector.tolist()],
-                        metadatas=[merged_meta],
-                    )
-                    self._shared.lexical.add(mid, text)
-                    self._shared.records[mid] = (text, merged_meta)
+        with self._lex.lock:
+            for mid, doc, old, cosine in self._nearest(vector, 3):
+                if cosine >= DUPLICATE_COSINE and same_fact(text, doc):
+                    self._merge_locked(mid, text, vector, old, user_meta)
                     return Added(id=mid, merged=True)
-            mid = self._new_id()
-            self._write_locked([mid], [text], vector[None, :], [user_meta], [self._now()], [source])
+            return self._insert_locked(text, vector, user_meta, source)
+
+    def _merge_locked(
+        self,
+        mid: str,
+        text: str,
+        vector: np.ndarray,
+        old: dict[str, Any],
+        user_meta: dict[str, MetadataValue],
+    ) -> None:
+        merged = {**old, **user_meta, f"{RESERVED}updated_at": self._now()}
+        self._collection.update(
+            ids=[mid], documents=[text], embeddings=[vector.tolist()], metadatas=[merged]
+        )
+        self._changed([mid], [text])
+
+    def _insert_locked(
+        self, text: str, vector: np.ndarray, user_meta: dict[str, MetadataValue], source: str
+    ) -> Added:
+        # The id comes from the normalised text, and Chroma's add keeps the first record
+        # for an id: two processes remembering one fact at once write one memory. The
+        # write id tells us afterwards whose record won.
+        mid = hashlib.sha256(f"{self.user_id}\n{normalise(text)}".encode()).hexdigest()[:32]
+        write_id = uuid.uuid4().hex
+        meta = {
+            **user_meta,
+            f"{RESERVED}created_at": self._now(),
+            f"{RESERVED}source": source,
+            f"{RESERVED}write": write_id,
+        }
+        self._collection.add(
+            ids=[mid], documents=[text], embeddings=[vector.tolist()], metadatas=[meta]
+        )
+        got = self._collection.get(ids=[mid], include=["documents", "metadatas"])
+        stored = dict(got["metadatas"][0] or {}) if got["ids"] else {}
+        if stored.get(f"{RESERVED}write") == write_id:
+            self._changed([mid], [text])
             return Added(id=mid, merged=False)
+        if got["ids"] and normalise(got["documents"][0] or "") == normalise(text):
+            # Another writer stored this fact first: keep its memory, add our metadata.
+            self._merge_locked(mid, text, vector, stored, user_meta)
+            return Added(id=mid, merged=True)
+        # The id holds a memory that was edited to other words since: use a fresh id.
+        mid = uuid.uuid4().hex
+        self._collection.add(
+            ids=[mid], documents=[text], embeddings=[vector.tolist()], metadatas=[meta]
+        )
+        self._changed([mid], [text])
+        return Added(id=mid, merged=False)
 
     def add(
         self, text: str, metadata: Mapping[str, Any] | None = None, source: str = "typed"
     ) -> str:
-        """Store a fact and return its id (near-duplicates update the existing memory)."""
+        """Store a fact and return its id (the same fact again updates the existing memory)."""
         return self.remember(text, metadata, source).id
 
     def add_records(self, memories: list[Memory], embeddings: np.ndarray | None = None) -> int:
         """Insert complete records as they are (ids, dates, sources kept); no dedup."""
         # Used by import and by benchmarks: validate everything before writing anything,
         # so a bad record leaves the store untouched.
-        texts, metas, created, sources, ids = [], [], [], [], []
+        texts, metas, ids = [], [], []
         for m in memories:
-            texts.append(_clean_text(m.text))
-            metas.append(validate_metadata(m.metadata))
-            if m.source not in SOURCES:
-                raise MemoryStoreError(f"source must be one of {', '.join(SOURCES)}")
-            sources.append(m.source)
-            created.append(m.created_at or self._now())
+            texts.append(clean_text(m.text))
+            check_source(m.source)
             if not isinstance(m.id, str) or not m.id:
                 raise MemoryStoreError("Memory ids must be non-empty strings")
             ids.append(m.id)
+            metas.append(
+                {
+                    **validate_metadata(m.metadata),
+                    f"{RESERVED}created_at": m.created_at or self._now(),
+                    f"{RESERVED}source": m.source,
+                }
+            )
         if len(set(ids)) != len(ids):
             raise MemoryStoreError("Duplicate ids in one batch")
         if embeddings is None:
             embeddings = self._embed(texts)
-        with self._shared.lock:
+        vectors = np.asarray(embeddings)
+        with self._lex.lock:
             for start in range(0, len(ids), _PAGE):
                 end = start + _PAGE
-                self._write_locked(
-                    ids[start:end],
-                    texts[start:end],
-                    embeddings[start:end],
-                    metas[start:end],
-                    created[start:end],
-                    sources[start:end],
+                self._collection.upsert(
+                    ids=ids[start:end],
+                    documents=texts[start:end],
+                    embeddings=vectors[start:end].tolist(),
+                    metadatas=metas[start:end],
                 )
+                self._changed(ids[start:end], texts[start:end])
         return len(ids)
-
-    def _write_locked(
-        self,
-        ids: list[str],
-        texts: list[str],
-        vectors: np.ndarray,
-        metas: list[dict[str, MetadataValue]],
-        created: list[str],
-        sources: list[str],
-    ) -> None:
-        full = [
-            {**m, f"{_RESERVED}created_at": c, f"{_RESERVED}source": s}
-            for m, c, s in zip(metas, created, sources, strict=True)
-        ]
-        self._collection.upsert(
-            ids=ids, documents=texts, embeddings=np.asarray(vectors).tolist(), metadatas=full
-        )
-        self._shared.lexical.add_many(zip(ids, texts, strict=True))
-        self._shared.created.update(zip(ids, created, strict=True))
-        self._shared.records.update(zip(ids, zip(texts, full, strict=True), strict=True))
 
     def update(self, id: str, text: str) -> Memory:
         """Replace a memory's text (re-embedded); raises MemoryStoreError if it is gone."""
-        text = _clean_text(text)
+        text = clean_text(text)
         vector = self._embed([text])[0]
-        with self._shared.lock:
+        with self._lex.lock:
             got = self._collection.get(ids=[id], include=["metadatas"])
             if not got["ids"]:
                 raise MemoryStoreError(f"No memory with id {id!r} for user {self.user_id!r}")
-            meta = {**(got["metadatas"][0] or {}), f"{_RESERVED}updated_at": self._now()}
+            meta = {**(got["metadatas"][0] or {}), f"{RESERVED}updated_at": self._now()}
             self._collection.update(
                 ids=[id], documents=[text], embeddings=[vector.tolist()], metadatas=[meta]
             )
-            self._shared.lexical.add(id, text)
-            self._shared.records[id] = (text, meta)
+            self._changed([id], [text])
             return self._to_memory(id, text, meta)
 
     def delete(self, id: str) -> bool:
         """Delete one memory; False when there was none with that id."""
-        with self._shared.lock:
+        with self._lex.lock:
             got = self._collection.get(ids=[id], include=[])
             if not got["ids"]:
                 return False
             self._collection.delete(ids=[id])
-            self._shared.lexical.remove(id)
-            self._shared.created.pop(id, None)
-            self._shared.records.pop(id, None)
+            self._changed([id], None)
             return True
 
     def clear(self) -> int:
         """Delete all of this user's memories; returns how many were deleted."""
-        with self._shared.lock:
-            # Ask Chroma, not the cache: on a shared server another process may have added.
+        with self._lex.lock:
             ids = list(self._collection.get(include=[])["ids"])
             for start in range(0, len(ids), _PAGE):
                 self._collection.delete(ids=ids[start : start + _PAGE])
-            self._shared.lexical.clear()
-            self._shared.created.clear()
-            self._shared.records.clear()
+            self._changed(None, None)
             return len(ids)
 
     # ---- reads --------------------------------------------------------------------
@@ -483,18 +738,31 @@ class MemoryStore:
         return self._to_memory(got["ids"][0], got["documents"][0], got["metadatas"][0])
 
     def count(self) -> int:
-        """How many memories this user has (asks Chroma, so server-side writes count)."""
+        """How many memories this user has, as Chroma counts them now."""
         return int(self._collection.count())
 
+    def _all(self) -> list[Memory]:
+        # Oldest first by creation time; the id breaks ties so the order is stable.
+        out = [
+            self._to_memory(mid, doc, meta)
+            for mid, doc, meta in self._pages(["documents", "metadatas"])
+        ]
+        out.sort(key=lambda m: (m.created_at, m.id))
+        return out
+
     def list(self, offset: int = 0, limit: int = 50) -> list[Memory]:
-        """A page of memories, newest first."""
+        """A page of memories, newest first (read from Chroma, so every writer's are there)."""
         if offset < 0 or limit < 0:
             raise MemoryStoreError("offset and limit must be >= 0")
-        with self._shared.lock:
-            order = sorted(
-                self._shared.created.items(), key=lambda kv: (kv[1], kv[0]), reverse=True
-            )
-        page = [mid for mid, _ in order[offset : offset + limit]]
+        # Creation times only, then the texts of one page: Chroma cannot sort for us.
+        order = sorted(
+            (
+                (str(meta.get(f"{RESERVED}created_at", "")), mid)
+                for mid, _, meta in self._pages(["metadatas"])
+            ),
+            reverse=True,
+        )
+        page = [mid for _, mid in order[offset : offset + limit]]
         if not page:
             return []
         got = self._collection.get(ids=page, include=["documents", "metadatas"])
@@ -506,7 +774,7 @@ class MemoryStore:
 
     def export(self) -> list[Memory]:
         """Every memory, oldest first (the order an import should replay)."""
-        return list(reversed(self.list(0, self.count())))
+        return self._all()
 
     def search(self, query: str, k: int = 5, min_similarity: float | None = None) -> list[Memory]:
         """The k most relevant memories scoring at least the cut-off; -1 disables the cut-off."""
@@ -522,53 +790,42 @@ class MemoryStore:
         """The top-k memories by hybrid similarity, without the cut-off."""
         vector = self._embed([query])[0]
         depth = max(CANDIDATES, 4 * k)
-        lexical = self._shared.lexical
-        total = len(lexical)
-        if total == 0:
-            return []
-        dense = self._collection.query(
-            query_embeddings=[vector.tolist()],
-            n_results=min(depth, total),
-            include=["distances"],
-        )
-        cosine = {
-            mid: 1.0 - float(dist)
-            for mid, dist in zip(dense["ids"][0], dense["distances"][0], strict=True)
+        lex = self._lex
+        with lex.lock:
+            if not lex.exclusive:
+                self._sync_locked()  # other processes may have written: one count() if not
+            lex_hits = lex.index.search(query, depth)
+            idf = lex.index.idf(query)
+        found: dict[str, tuple[str, dict[str, Any], float]] = {
+            mid: (doc, meta, cosine) for mid, doc, meta, cosine in self._nearest(vector, depth)
         }
-        lex_hits = lexical.search(query, depth)
-        missing = [mid for mid, _, _ in lex_hits if mid not in cosine]
+        missing = [mid for mid, _, _ in lex_hits if mid not in found]
         if missing:
-            # Keyword-only candidates: fetch their stored vectors to score them on both halves.
-            got = self._collection.get(ids=missing, include=["embeddings"])
+            # Keyword-only candidates: read them from Chroma (a deleted one is simply not
+            # there) and score their stored vectors on the dense half too.
+            got = self._collection.get(
+                ids=missing, include=["documents", "metadatas", "embeddings"]
+            )
             if len(got["ids"]):
                 sims = np.asarray(got["embeddings"], dtype=np.float32) @ vector
-                cosine.update(zip(got["ids"], map(float, sims), strict=True))
-        records = self._shared.records
-        # A candidate deleted meanwhile by another thread is simply dropped.
-        cosine = {mid: c for mid, c in cosine.items() if mid in records}
-        coverage = {mid: cov for mid, _, cov in lex_hits}
-        need = [mid for mid in cosine if mid not in coverage]
-        coverage.update(zip(need, lexical.coverage(query, need), strict=True))
-        scores = {
-            mid: DENSE_WEIGHT * cosine[mid] + (1.0 - DENSE_WEIGHT) * coverage.get(mid, 0.0)
-            for mid in cosine
-        }
-        out = []
-        for mid in sorted(scores, key=lambda m: (-scores[m], m)):
-            record = records.get(mid)
-            if record is not None:
-                out.append(self._to_memory(mid, record[0], record[1], round(scores[mid], 4)))
-            if len(out) == k:
-                break
-        return out
+                for mid, doc, meta, sim in zip(
+                    got["ids"], got["documents"], got["metadatas"], sims.tolist(), strict=True
+                ):
+                    found[mid] = (doc or "", dict(meta or {}), float(sim))
+        idf_total = sum(idf.values())
+        scores: dict[str, float] = {}
+        for mid, (doc, _meta, cosine) in found.items():
+            # Coverage from the text Chroma just returned, with the index's word weights.
+            words = set(tokenize(doc)) if idf_total else set()
+            covered = sum(w for t, w in idf.items() if t in words) / idf_total if idf_total else 0.0
+            scores[mid] = DENSE_WEIGHT * cosine + (1.0 - DENSE_WEIGHT) * covered
+        ranked = sorted(scores, key=lambda m: (-scores[m], m))[:k]
+        return [
+            self._to_memory(mid, found[mid][0], found[mid][1], round(scores[mid], 4))
+            for mid in ranked
+        ]
 
     # ---- helpers ------------------------------------------------------------------
 
     def _now(self) -> str:
         return _iso(self._clock())
-
-    @staticmethod
-    def _new_id() -> str:
-        import uuid
-
-        return uuid.uuid4().hex

@@ -324,9 +324,9 @@ def test_compare_mode_captures_once(online_app: AppTest, fake_api: FakeAnthropic
 def _store(at: AppTest) -> Any:
     """The memory folder the app uses, opened by the test (Chroma shares it in-process)."""
     from assistant.config import Settings
-    from memory.store import MemoryStore
+    from assistant.factory import open_store
 
-    return MemoryStore.open(Settings.from_env())
+    return open_store(Settings.from_env())
 
 
 def test_memory_browser_adds_searches_and_deletes(app: AppTest) -> None:

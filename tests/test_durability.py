@@ -125,6 +125,6 @@ def test_eight_threads_writing_and_searching_lose_nothing(tmp_path):
     assert store.count() == 1600
     assert all(store.get(i) is not None for i in all_ids[::37])
     # The lexical half of the hybrid index saw every write too.
-    assert len(store._shared.lexical) == store.collection.count() == 1600
+    assert len(store._lex.index) == store.collection.count() == 1600
     probe = store.get(all_ids[-1])
     assert store.search(probe.text, k=1)[0].id == probe.id

@@ -137,3 +137,63 @@ def test_clear_needs_yes(tmp_path: Path, capsys):
     cli(capsys, tmp_path, "add", "something to forget")
     assert cli(capsys, tmp_path, "clear")[0] == 2
     assert cli(capsys, tmp_path, "clear", "--yes")[1] == "deleted 1\n"
+
+
+@pytest.mark.parametrize(
+    ("raw", "stored"),
+    [
+        ("zip=02139", "02139"),  # a leading zero is text: storing 2139 would lose it
+        ("price=1.50", "1.50"),
+        ("big=1e3", "1e3"),
+        ("plus=+5", "+5"),
+        ("word=nan", "nan"),
+        ("n=42", 42),
+        ("neg=-7", -7),
+        ("x=2.5", 2.5),
+        ("ok=true", True),
+        ("no=False", False),
+    ],
+)
+def test_meta_values_become_numbers_only_when_they_round_trip(tmp_path, capsys, raw, stored):
+    code, out, _ = cli(capsys, tmp_path, "add", "A memory with one metadata value", "--meta", raw)
+    assert code == 0
+    code, out, _ = cli(capsys, tmp_path, "list", "--json")
+    key = raw.partition("=")[0]
+    value = json.loads(out.splitlines()[0])["metadata"][key]
+    assert value == stored and type(value) is type(stored)
+
+
+_HOLDER = """
+import sys, time
+from memory.store import MemoryStore
+store = MemoryStore.persistent(sys.argv[1], "cli")
+store.add("Held by the running app: the spare key is in the shed")
+print("open", flush=True)
+sys.stdin.readline()
+"""
+
+
+def test_cli_refuses_a_folder_another_process_has_open(tmp_path, capsys):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    app = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
+    try:
+        assert app.stdout.readline().strip() == "open"
+        code, out, err = cli(capsys, tmp_path, "add", "A write while the app runs")
+        assert code == 1 and out == ""
+        assert "open in another process" in err and f"pid {app.pid}" in err
+        assert "chroma run --path" in err
+    finally:
+        app.communicate("\n", timeout=60)
+    # Once the app has stopped, the CLI works, and the app's memory is intact.
+    code, out, _ = cli(capsys, tmp_path, "list", "--json")
+    assert code == 0
+    assert [json.loads(line)["text"] for line in out.splitlines()] == [
+        "Held by the running app: the spare key is in the shed"
+    ]

@@ -14,6 +14,7 @@ from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.utils.embedding_functions import register_embedding_function
 
 from assistant.config import Settings
+from assistant.factory import open_store
 from memory import store as store_module
 from memory.jsonl import read_jsonl
 from memory.lexical import BM25Index, tokenize
@@ -25,6 +26,7 @@ from memory.store import (
     MemoryStore,
     MemoryStoreError,
     collection_name,
+    same_fact,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -100,14 +102,13 @@ def test_unrelated_question_returns_nothing_above_the_cut_off(demo: MemoryStore)
 
 
 def test_cut_off_comes_from_settings(tmp_path: Path):
-    settings = Settings(memory_dir=tmp_path, user_id="cfg", min_similarity=0.9)
-    s = MemoryStore.open(settings)
+    s = MemoryStore.open(tmp_path, "cfg", min_similarity=0.9)
     assert s.min_similarity == 0.9
     s.add("My dentist is Dr. Patel.")
     assert s.search("Who is my dentist?") == []
     assert s.search("Who is my dentist?", min_similarity=0.0)[0].text == "My dentist is Dr. Patel."
     env = Settings.from_env({"MEMGATE_MIN_SIMILARITY": "0.5", "MEMGATE_MEMORY_DIR": str(tmp_path)})
-    assert MemoryStore.open(env).min_similarity == 0.5
+    assert open_store(env).min_similarity == 0.5
 
 
 # ---- records, duplicates, CRUD ------------------------------------------------------------
@@ -124,6 +125,35 @@ def test_near_duplicate_updates_the_existing_memory(store: MemoryStore):
     assert kept.metadata == {"topic": "plans", "who": "Alex"}
     other = store.remember("Lunch with my sister Maya on Saturday")
     assert not other.merged and store.count() == 2
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("My PIN is 4821", "My PIN is 4822"),
+        (
+            "Dinner with Alex on Thursday at 7:30pm at Nopa",
+            "Dinner with Alex on Thursday at 8:30pm at Nopa",
+        ),
+        ("I am allergic to penicillin", "I am not allergic to penicillin"),
+        ("Alex's birthday is March 3", "Alex's birthday is March 4"),
+    ],
+)
+def test_a_different_fact_above_the_duplicate_cosine_is_kept_apart(store, first, second):
+    # The pair really is within the merge threshold: only the fact check keeps them apart.
+    a, b = store._embed([first, second])
+    assert float(a @ b) >= store_module.DUPLICATE_COSINE
+    one, two = store.remember(first), store.remember(second)
+    assert not two.merged and one.id != two.id
+    assert sorted(m.text for m in store.list()) == sorted([first, second])
+
+
+def test_same_fact_compares_numbers_names_and_negations():
+    assert not same_fact("Dinner with Ben and Pepper", "Dinner with Sam and Pepper")
+    assert not same_fact("My PIN is 4821", "My PIN is 4822")
+    assert not same_fact("I like cilantro", "I don't like cilantro")
+    assert same_fact("Alex moved to Oakland", "alex moved to oakland.")
+    assert same_fact("I'm allergic to peanuts", "I am allergic to peanuts")
 
 
 def test_memory_record_fields(tmp_path: Path):
@@ -152,7 +182,7 @@ def test_update_delete_count_clear_keep_search_consistent(store: MemoryStore):
     updated = store.update(mid, "My locker number is 5522 at the climbing gym")
     assert updated.text.endswith("climbing gym") and updated.id == mid
     assert store.search("5522", k=1, min_similarity=-1)[0].id == mid
-    assert store._shared.lexical.search("4411") == []  # the old words are gone from the index
+    assert store._lex.index.search("4411") == []  # the old words are gone from the index
     assert store.delete(other) is True
     assert store.delete(other) is False
     assert store.get(other) is None
@@ -164,15 +194,60 @@ def test_update_delete_count_clear_keep_search_consistent(store: MemoryStore):
     assert store.count() == 0 and store.search("locker", min_similarity=-1) == []
 
 
-def test_lexical_index_is_rebuilt_from_chroma_on_open(tmp_path: Path, monkeypatch):
-    s = MemoryStore.persistent(tmp_path, "rebuild")
-    mid = s.add("The wifi password is on a sticky note: zebra-kettle-91")
-    # A fresh process has no in-memory index: simulate it by emptying the registry.
+def _fresh_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    # What a new process starts with: no keyword index of any collection in memory.
     monkeypatch.setattr(store_module, "_registry", {})
+
+
+def test_reopen_loads_the_saved_index_and_replays_later_writes(tmp_path: Path, monkeypatch):
+    s = MemoryStore.persistent(tmp_path, "rebuild")  # saves the (empty) index on first open
+    mid = s.add("The wifi password is on a sticky note: zebra-kettle-91")
+    gone = s.add("The old gate code was 8080")
+    s.delete(gone)
+    snapshot = tmp_path / store_module.INDEX_DIR / f"{collection_name('rebuild')}.bm25"
+    assert snapshot.exists()
+    _fresh_process(monkeypatch)
     reopened = MemoryStore.persistent(tmp_path, "rebuild")
-    assert reopened._shared is not s._shared
-    assert mid in reopened._shared.lexical
+    assert reopened._lex is not s._lex
     assert reopened.search("zebra-kettle-91", k=1, min_similarity=-1)[0].id == mid
+    assert gone not in reopened._lex.index
+    # A saved index cut short is not trusted: the store rebuilds it from Chroma.
+    snapshot.write_bytes(snapshot.read_bytes()[:-40])
+    _fresh_process(monkeypatch)
+    cut = MemoryStore.persistent(tmp_path, "rebuild")
+    assert cut.search("zebra-kettle-91", k=1, min_similarity=-1)[0].id == mid
+    # Without a saved index the store rebuilds it from Chroma, and saves it again.
+    snapshot.unlink()
+    _fresh_process(monkeypatch)
+    rebuilt = MemoryStore.persistent(tmp_path, "rebuild")
+    assert rebuilt.search("zebra-kettle-91", k=1, min_similarity=-1)[0].id == mid
+    assert snapshot.exists()
+
+
+def test_a_write_missing_from_the_journal_is_repaired_on_open(tmp_path: Path, monkeypatch):
+    # As if a writer was killed after its Chroma write and before its journal entry.
+    s = MemoryStore.persistent(tmp_path, "crash")
+    s.add("First memory about kayaks")
+    vector = s._embed(["Orphan note: the violin is in the attic"])[0].tolist()
+    s.collection.add(
+        ids=["orphan"],
+        documents=["Orphan note: the violin is in the attic"],
+        embeddings=[vector],
+        metadatas=[{"mg:created_at": "2024-01-01T00:00:00+00:00", "mg:source": "typed"}],
+    )
+    _fresh_process(monkeypatch)
+    reopened = MemoryStore.persistent(tmp_path, "crash")
+    assert "orphan" in reopened._lex.index
+    assert reopened.search("violin attic", k=1)[0].id == "orphan"
+
+
+def test_one_folder_spelled_two_ways_shares_one_index(tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    a = MemoryStore.persistent("mem", "spell")
+    b = MemoryStore.persistent(tmp_path / "mem" / ".." / "mem", "spell")
+    assert a._lex is b._lex
+    mid = a.add("The bike lock code is 3141")
+    assert b.search("bike lock code", k=1)[0].id == mid
 
 
 def test_user_isolation(tmp_path: Path):
@@ -356,3 +431,14 @@ def test_embedding_can_be_an_encoder_or_a_chroma_embedding_function(tmp_path: Pa
         s.warm()
         mid = s.add("My bike is a green Brompton")
         assert s.search("what bicycle do I ride?", k=1)[0].id == mid
+
+
+def test_records_import_without_chroma_and_memory_never_imports_assistant():
+    code = (
+        "import sys\n"
+        "from memory.records import Memory, MemoryStoreError\n"
+        "assert 'chromadb' not in sys.modules and 'numpy' not in sys.modules\n"
+        "import memory.store, memory.__main__, memory.persona, memory.worker\n"
+        "assert not [m for m in sys.modules if m.split('.')[0] == 'assistant'], 'assistant'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -9,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from assistant.config import Settings
 from memory import store as store_module
 from memory.persona import seed_demo
 from memory.server import ChromaServer, chroma_executable
@@ -28,9 +28,15 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int,
         yield running.host, running.port, data
 
 
+@pytest.fixture(autouse=True)
+def _cache_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Server-mode keyword indexes are saved under XDG_CACHE_HOME: keep them in tmp."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
 def test_store_works_against_the_server(server):
     host, port, _ = server
-    store = MemoryStore.open(Settings(chroma_host=host, chroma_port=port, user_id="srv-a"))
+    store = MemoryStore.open(user_id="srv-a", host=host, port=port)
     assert store.count() == 0
     assert seed_demo(store) > 40
     assert seed_demo(store) == 0
@@ -52,17 +58,19 @@ def test_users_are_isolated_on_the_server(server):
     assert bob.count() == 0 and alice.count() == 1
 
 
-def test_a_new_client_rebuilds_the_lexical_index_from_the_server(server, monkeypatch):
+def test_a_new_client_loads_the_saved_index_and_the_later_writes(server, monkeypatch):
     host, port, _ = server
     first = MemoryStore.http(host, port, "srv-rebuild")
     mid = first.add("Locker combination: quartz-falcon-27")
     monkeypatch.setattr(store_module, "_registry", {})  # as if a new process connected
     second = MemoryStore.http(host, port, "srv-rebuild")
-    assert second._shared is not first._shared
+    assert second._lex is not first._lex
     assert second.search("quartz-falcon-27", k=1, min_similarity=-1)[0].id == mid
+    later = first.add("The boat is moored at pier 39-B")
+    assert second.search("pier 39-B", k=1, min_similarity=-1)[0].id == later
 
 
-def test_server_data_survives_a_restart_of_the_client_process(server):
+def test_server_data_survives_a_restart_of_the_client_process(server, tmp_path):
     host, port, _ = server
     code = (
         "from memory.store import MemoryStore; import sys;"
@@ -70,13 +78,15 @@ def test_server_data_survives_a_restart_of_the_client_process(server):
         "print(s.add(sys.argv[1]) if len(sys.argv) > 1 else s.search('tortoise', k=1)[0].text)"
     )
     root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
     subprocess.run(
         [sys.executable, "-c", code, "My tortoise is named Sheldon"],
+        env=env,
         cwd=root,
         check=True,
         capture_output=True,
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], cwd=root, check=True, capture_output=True, text=True
+        [sys.executable, "-c", code], env=env, cwd=root, check=True, capture_output=True, text=True
     ).stdout
     assert out.strip() == "My tortoise is named Sheldon"
