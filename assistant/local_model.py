@@ -71,6 +71,18 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def end_process(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
+    """Stop a child process: SIGTERM, then SIGKILL if it is still there after `grace_s`."""
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=grace_s)
+
+
 def health(base_url: str, timeout: float = 2.0) -> bool:
     """True when llama.cpp's /health says the model is loaded (it answers 503 while loading)."""
     try:
@@ -263,13 +275,7 @@ class LocalModel:
         with self._lock:
             proc, self._proc = self._proc, None
             if proc is not None:
-                if proc.poll() is None:
-                    proc.terminate()
-                    try:
-                        proc.wait(timeout=10)
-                    except subprocess.TimeoutExpired:
-                        proc.kill()
-                        proc.wait(timeout=10)
+                end_process(proc)
                 if proc.stdin is not None:
                     with contextlib.suppress(OSError):
                         proc.stdin.close()

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from assistant.local_model import end_process
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -128,12 +130,7 @@ def running_app(memory_dir: Path, env: dict[str, str] | None = None) -> Iterator
         wait_healthy(app.url, process, PAGE_TIMEOUT_S)
         yield app
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+        end_process(process)
 
 
 @contextlib.contextmanager
