@@ -198,7 +198,8 @@ def markdown(results: dict[str, Any], plots: Path) -> str:
         ("the turn drawn in full (reply, badge, details; after capture)", s.get("answer")),
     ]
     lines = [
-        f"`make demo` on a fresh clone ({results['head']}), empty caches, to the local "
+        f"`make demo` on a fresh clone (commit {results['head'].split()[0]}), empty caches, to "
+        "the local "
         f"model's first answer on screen: **{results['total_s']:.0f} s** "
         "(target <= 3 minutes, setup included). Seconds since the start:",
         "",
@@ -208,7 +209,8 @@ def markdown(results: dict[str, Any], plots: Path) -> str:
     lines += [f"| {name} | {'' if at is None else f'{at:.1f}'} |" for name, at in stages]
     if not results.get("local_model_installed_by_make_demo"):
         lines += ["", "`make demo` did not install xllamacpp: the answer is not the local model's."]
-    lines += ["", f"The assistant's message, as drawn: {results['answer'][:300]!r}"]
+    drawn = " ".join(results["answer"].split())[:300]  # icon names included, as on the page
+    lines += ["", f'The assistant\'s message, as drawn: "{drawn}"']
     return "\n".join(lines)
 
 
