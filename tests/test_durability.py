@@ -98,13 +98,14 @@ def test_eight_threads_writing_and_searching_lose_nothing(tmp_path):
     errors: list[BaseException] = []
     written: dict[int, list[str]] = {}
     start = threading.Barrier(8)
+    per_thread = 75  # 600 writes: enough to interleave every thread many times over
 
     def worker(n: int) -> None:
         rng = random.Random(n)
         ids = []
         try:
             start.wait()
-            for i in range(200):
+            for i in range(per_thread):
                 added = store.remember(_sentence(rng, f"thread {n} note {i}"))
                 assert not added.merged, "distinct texts must not merge"
                 ids.append(added.id)
@@ -121,10 +122,10 @@ def test_eight_threads_writing_and_searching_lose_nothing(tmp_path):
         t.join()
     assert errors == []
     all_ids = [i for ids in written.values() for i in ids]
-    assert len(all_ids) == len(set(all_ids)) == 1600
-    assert store.count() == 1600
+    assert len(all_ids) == len(set(all_ids)) == 8 * per_thread
+    assert store.count() == 8 * per_thread
     assert all(store.get(i) is not None for i in all_ids[::37])
     # The lexical half of the hybrid index saw every write too.
-    assert len(store._lex.index) == store.collection.count() == 1600
+    assert len(store._lex.index) == store.collection.count() == 8 * per_thread
     probe = store.get(all_ids[-1])
     assert store.search(probe.text, k=1)[0].id == probe.id
