@@ -51,6 +51,7 @@ $(VENV)/.stamp-smollm: | $(BIN)/python
 
 test: $(VENV)/.stamp-test $(VENV)/.stamp-smollm
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q
 
 lint: $(VENV)/.stamp-test
