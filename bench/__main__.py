@@ -150,7 +150,8 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"Written by `make bench{'-quick' if args.quick else ''}` "
         f"({'quick' if args.quick else 'full'} run, {time.perf_counter() - started:.0f} s). "
-        "Model calls go to a local fake Messages API, so the figures are our own overhead. "
+        "Outside the real-local-model sections, model calls go to a local fake Messages API, "
+        "so those figures are our own overhead. "
         "Figures are medians; comparisons are ratios taken in the same run. This machine is "
         "shared and noisy: expect run-to-run variation of 10-30 %.",
         "",
