@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
+from assistant import gate_modes
 from assistant.session import STAGES, exchanges, session_stats, stage_rows
 
 if TYPE_CHECKING:  # the pipeline imports Chroma (~2.5 s): load it after the first paint
@@ -340,9 +341,9 @@ def failed_turn(message: str, exc: Exception, error: str) -> Turn:
 def wait_for_model(assistant: Assistant) -> str | None:
     """Before a turn: wait for a loading local model, showing progress; returns any notice."""
     status = assistant.model_status()
-    if status is not None and status.state in ("assembling", "loading"):
+    if status is not None and status.loading:
         with st.status(f"Loading the local model… {status.detail}", expanded=False) as box:
-            while status.state in ("assembling", "loading"):
+            while status.loading:
                 box.update(label=loading_label(status))
                 status = assistant.local.wait_ready(0.25)
             box.update(label="Local model ready", state="complete")
@@ -386,9 +387,8 @@ def loading_label(status: ModelStatus) -> str:
 def render_connection(assistant: Assistant) -> None:
     """Which models and endpoint are in use: a local model, a remote one, or OFFLINE."""
     s = assistant.settings
+    assistant.fall_back_if_failed()
     status = assistant.model_status()
-    if status is not None and status.state == "failed" and not assistant.offline:
-        assistant.use_offline(f"the local model could not start: {status.error}")
     if assistant.offline:
         st.warning(
             "**OFFLINE** · local gate + offline responder  \n"
@@ -430,20 +430,13 @@ def render_connection(assistant: Assistant) -> None:
 def watch_model_loading(assistant: Assistant) -> None:
     """While the local model loads, keep the page alive and redraw it once it is ready."""
     status = assistant.model_status()
-    if status is None or status.state not in ("assembling", "loading"):
+    if status is None or not status.loading:
         return
     # The page is fully drawn and usable above: the chat input takes messages (sending
     # one just starts a new run). Here we only wait, so the sidebar can say "ready".
-    while status.state in ("assembling", "loading"):
+    while status.loading:
         status = assistant.local.wait_ready(0.5)
     st.rerun()
-
-
-def gate_modes_help() -> str:
-    """The gate modes' one-line summaries, from the registry."""
-    from assistant.gate_modes import help_text
-
-    return help_text()
 
 
 def render_controls(assistant: Assistant) -> tuple[str, bool, bool]:
@@ -456,7 +449,7 @@ def render_controls(assistant: Assistant) -> tuple[str, bool, bool]:
         default=default if default in modes else modes[0],
         required=True,
         key="gate_mode",
-        help=gate_modes_help(),
+        help=gate_modes.help_text(),
     )
     if assistant.offline:
         st.caption("llm and cascade need a model.")

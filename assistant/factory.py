@@ -71,13 +71,20 @@ class Assistant:
         if self.local is None or self.offline:
             return None
         status = self.local.wait_ready(wait_s)
-        if status.state == "failed":
-            self.use_offline(f"the local model could not start: {status.error}")
+        if self.fall_back_if_failed():
             return f"Answering offline: {self.offline_reason}"
         if not status.ready:
             return None  # still loading after wait_s: the turn fails open and says why
         restarted = self.local.ensure_running()
         return restarted[0].upper() + restarted[1:] + "." if restarted else None
+
+    def fall_back_if_failed(self) -> bool:
+        """Switch to offline once the local model has failed to start; True if it just did."""
+        status = self.model_status()
+        if status is None or status.state != "failed" or self.offline:
+            return False
+        self.use_offline(f"the local model could not start: {status.error}")
+        return True
 
     def restart_model(self) -> str:
         """Restart the local model by hand (the sidebar button)."""

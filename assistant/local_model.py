@@ -28,7 +28,6 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -44,6 +43,7 @@ HOST = "127.0.0.1"  # loopback only: the model server is never reachable from th
 DEFAULT_CTX_PER_SLOT = 4096
 DEFAULT_SLOTS = 2  # two tabs (or a gate call beside a reply) run at once; more requests queue
 START_TIMEOUT_S = 180.0
+MODEL_ALIAS = "local-gguf"  # the id requests name: llama.cpp serves one model
 _log = logging.getLogger(__name__)
 
 
@@ -62,6 +62,11 @@ class ModelStatus:
     def ready(self) -> bool:
         """True when the server answers requests."""
         return self.state == "ready"
+
+    @property
+    def loading(self) -> bool:
+        """True while the model file is being assembled or llama.cpp is loading it."""
+        return self.state in ("assembling", "loading")
 
 
 def free_port() -> int:
@@ -125,7 +130,6 @@ class LocalModel:
         self._lock = threading.RLock()
         self._booting: threading.Thread | None = None
         self._ready = threading.Event()
-        self._listeners: list[Callable[[ModelStatus], None]] = []
         atexit.register(self.stop)
 
     # ---- state --------------------------------------------------------------------
@@ -138,7 +142,7 @@ class LocalModel:
     @property
     def alias(self) -> str:
         """The model id requests name (llama.cpp serves one model and accepts any id)."""
-        return "local-gguf"
+        return MODEL_ALIAS
 
     @property
     def status(self) -> ModelStatus:
@@ -247,12 +251,10 @@ class LocalModel:
                 if health(self.base_url, timeout=2.0):
                     return None
                 # Not answering: either dying (a killed process with native threads takes a
-                # moment to be reaped) or hung. Give it a moment, then end it ourselves.
+                # moment to be reaped) or hung. Give it a moment; restart() ends a hung one.
                 try:
                     proc.wait(timeout=5)
                 except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait(timeout=10)
                     return self.restart("the local model stopped answering")
             code = proc.returncode
         return self.restart(f"the local model had stopped (exit code {code})")
@@ -327,7 +329,7 @@ def serve(argv: list[str] | None = None) -> int:
     params.cpuparams.n_threads = args.threads
     params.cpuparams_batch.n_threads = args.threads
     params.use_jinja = True  # apply the model's own chat template
-    params.model_alias = "local-gguf"
+    params.model_alias = MODEL_ALIAS
     if args.seed is not None:
         params.sampling.seed = args.seed
         params.cache_prompt = False  # a reused KV cache changes the numbers, and the output
