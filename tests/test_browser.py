@@ -16,6 +16,7 @@ import pytest
 from tests.browser import (
     browser_missing,
     chromium_page,
+    offline_env,
     running_app,
     send,
     two_demo_turns,
@@ -64,26 +65,40 @@ def test_offline_demo_in_a_real_browser(browser_ready: None, tmp_path: Path) -> 
 
 def test_messages_sent_in_a_burst_are_all_answered(browser_ready: None, tmp_path: Path) -> None:
     # Each message makes Streamlit stop the run that is answering the one before: none of
-    # them may vanish. Five messages, each sent while the previous run is still going.
-    burst = [f"What's {n}+{n}?" for n in range(1, 6)]
-    with chromium_page() as page, running_app(tmp_path / "memories") as app:
-        try:
-            page.goto(app.url)
-            wait_usable(page)
-            for message in burst:
-                send(page, message)
-                page.wait_for_timeout(150)
-            answers = page.locator(".stChatMessage .stMarkdownBadge")
-            answers.nth(len(burst) - 1).wait_for(state="visible")
-            page.get_by_text("waiting for the reply above").wait_for(state="detached")
-            users = [
-                page.locator(".stChatMessage").nth(i).inner_text()
-                for i in range(0, 2 * len(burst), 2)
-            ]
-            assert [u.strip().splitlines()[-1] for u in users] == burst  # in order, once each
-            assert answers.count() == len(burst)
-            for n in range(1, 6):
-                page.get_by_text(f"{n}+{n} = {2 * n}").first.wait_for()
-        except Exception:
-            print(app.log_tail())
-            raise
+    # them may vanish. The model (the fake API, so the test controls time) holds every
+    # reply until all five messages are sent, so each one lands while a run is busy.
+    import threading
+
+    from assistant.fake_api import FakeAnthropicServer, Reply
+
+    release = threading.Event()
+    burst = [f"Tell me about the number {n}" for n in range(1, 6)]
+
+    def reply(request) -> Reply:  # noqa: ANN001 - the fake server's recorded request
+        asked = request.body["messages"][-1]["content"]
+        return Reply(text=f"Answer to: {asked}", hold=release)
+
+    with FakeAnthropicServer(reply) as model:
+        env = offline_env(tmp_path / "memories")
+        env["ANTHROPIC_BASE_URL"] = model.url  # a keyless endpoint
+        env["MEMGATE_GATE_MODE"] = "local"  # only replies go to the held model
+        with chromium_page() as page, running_app(tmp_path / "memories", env) as app:
+            try:
+                page.goto(app.url)
+                wait_usable(page)
+                for message in burst:
+                    send(page, message)
+                    page.wait_for_timeout(300)
+                release.set()
+                for message in burst:
+                    page.get_by_text(f"Answer to: {message}").first.wait_for()
+                page.get_by_text("waiting for the reply above").wait_for(state="detached")
+                users = [
+                    page.locator(".stChatMessage").nth(i).inner_text().strip().splitlines()[-1]
+                    for i in range(0, 2 * len(burst), 2)
+                ]
+                assert users == burst  # in order, once each
+                assert page.locator(".stChatMessage .stMarkdownBadge").count() == len(burst)
+            except Exception:
+                print(app.log_tail())
+                raise
