@@ -57,7 +57,7 @@ class Usage:
     gate_output: int = 0
     chat_input: int = 0
     chat_output: int = 0
-    memory_tokens: int = 0  # estimated tokens of memories put in the system prompt
+    memory_tokens: int = 0  # estimated tokens of the memories sent with the message
 
     @property
     def total(self) -> int:
@@ -79,6 +79,7 @@ class Turn:
     usage: Usage = field(default_factory=Usage)
     error: str | None = None  # what went wrong in this turn: the search or the reply
     reply_error: str | None = None  # the reply's own failure (cut off, none, an API error)
+    search_error: str | None = None  # the memory search's own failure
     notice: str | None = None  # e.g. the message was cut
     variant: str = "gated"  # gated | always (compare mode)
     id: int = field(default_factory=lambda: next(_turn_ids))
@@ -95,7 +96,12 @@ class Turn:
 
     def history_item(self) -> HistoryItem:
         """This turn as the next turn's model history."""
-        return HistoryItem(user=self.message, assistant=self.reply)
+        return HistoryItem(
+            user=self.message,
+            assistant=self.reply,
+            memories=tuple(m.text for m in self.memories),
+            searched=self.searched and self.search_error is None,
+        )
 
 
 _log = logging.getLogger(__name__)
@@ -204,6 +210,7 @@ class Pipeline:
             ),
             error=error or result.error,
             reply_error=result.error,
+            search_error=error,
             notice=notice,
             variant=variant,
         )

@@ -75,7 +75,8 @@ def test_messages_sent_in_a_burst_are_all_answered(browser_ready: None, tmp_path
     burst = [f"Tell me about the number {n}" for n in range(1, 6)]
 
     def reply(request) -> Reply:  # noqa: ANN001 - the fake server's recorded request
-        asked = request.body["messages"][-1]["content"]
+        content = request.body["messages"][-1]["content"]
+        asked = content if isinstance(content, str) else content[-1]["text"]  # the user's words
         return Reply(text=f"Answer to: {asked}", hold=release)
 
     with FakeAnthropicServer(reply) as model:
