@@ -1,10 +1,11 @@
 """Add real, human-written messages from permissively licensed datasets to the gate's data.
 
-    python training/import_real.py --clinc data_full.json --dolly dolly.jsonl
+    python training/import_real.py --clinc data_full.json --dolly dolly.jsonl \
+        --arena arena-hard-v0.1/question.jsonl arena-hard-v2.0/question.jsonl
 
-Rewrites the rows of origin `clinc150` and `dolly` in `training/data/gate_train.jsonl`
-and keeps every other row. Sources, commits, paths and licenses: `training/data/README.md`
-(and, for the weights, `assistant/data/NOTICE.md`).
+Rewrites the rows of the origins given on the command line in
+`training/data/gate_train.jsonl` and keeps every other row. Sources, commits, paths and
+licenses: `training/data/README.md` (and, for the weights, `assistant/data/NOTICE.md`).
 - CLINC150 (`clinc/oos-eval`, `data/data_full.json`, CC BY 3.0): queries that crowd workers
   wrote for a task assistant, labelled here by intent. Intents that ask about the user's
   own records (calendar, reminders, spending, what they told the assistant their name is)
@@ -13,6 +14,9 @@ and keeps every other row. Sources, commits, paths and licenses: `training/data/
   rather than memory are left out, so no label is a guess.
 - databricks-dolly-15k (a 151-row sample, CC BY-SA 3.0): instructions Databricks employees
   wrote for an assistant; all self-contained, so all `skip`.
+- Arena-Hard-Auto prompts (`lmarena/arena-hard-auto`, Apache-2.0): what people really
+  typed into Chatbot Arena (code, maths, writing, advice with its own context), the
+  English ones; all self-contained, so all `skip`.
 
 Rows go a quarter to `heldout` by a hash of the message. Run `training/make_gate_data.py`
 afterwards: it drops any row near an evaluation message.
@@ -28,10 +32,11 @@ import re
 import sys
 from pathlib import Path
 
+from memory.jsonl import read_jsonl
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data" / "gate_train.jsonl"
 SEED = 20261201
-ORIGINS = ("clinc150", "dolly")
 
 # The user's own records and history: a memory of the user would hold the answer. About
 # as many rows as the skip intents below, so that the real voice is no cue for either label.
@@ -77,9 +82,13 @@ def dress(text: str, rng: random.Random) -> str:
     text = text.strip()
     if rng.random() < 0.6:
         text = text[0].upper() + text[1:]
-    if rng.random() < 0.5 and re.match(
-        r"(?i)(who|what|when|where|which|why|how|is|are|do|does|did|can|could|will|was|have|has)\b",
-        text,
+    if (
+        rng.random() < 0.5
+        and not text.endswith("?")
+        and re.match(
+            r"(?i)(who|what|when|where|which|why|how|is|are|do|does|did|can|could|will|was|have|has)\b",
+            text,
+        )
     ):
         text += "?"
     return text
@@ -131,26 +140,53 @@ def dolly_rows(path: Path) -> list[dict]:
     return rows
 
 
+ARENA_CHARS = 1500  # the embedding reads the start; the rest of a pasted file adds nothing
+
+
+def _row(text: str, retrieve: bool, kind: str, origin: str) -> dict:
+    return {"message": text, "retrieve": retrieve, "kind": kind, "split": split_of(text),
+            "origin": origin}  # fmt: skip
+
+
+def arena_rows(paths: list[Path]) -> list[dict]:
+    """Real Chatbot Arena prompts, the English ones: all skip."""
+    rows = []
+    for path in paths:
+        for _, r in read_jsonl(path):
+            text = r["prompt"].strip()
+            if text and sum(c.isascii() for c in text) / len(text) > 0.97:
+                rows.append(_row(text[:ARENA_CHARS], False, "arena", "arena_hard"))
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     """Replace the imported rows of the training file; print how many of each."""
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--clinc", type=Path, required=True, help="CLINC150 data/data_full.json")
-    parser.add_argument(
-        "--dolly", type=Path, required=True, help="Dolly sample (prompt/answer JSONL)"
-    )
+    parser.add_argument("--clinc", type=Path, help="CLINC150 data/data_full.json")
+    parser.add_argument("--dolly", type=Path, help="Dolly sample (prompt/answer JSONL)")
+    parser.add_argument("--arena", type=Path, nargs="+", help="arena-hard question.jsonl files")
     args = parser.parse_args(argv)
-    rows = [
-        json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()
-    ]
-    kept = [r for r in rows if r.get("origin") not in ORIGINS]
+    # Each source is seeded by its own name: importing one leaves the others' rows as they are.
+    sources = {
+        "clinc150": args.clinc and (lambda rng: clinc_rows(args.clinc, rng)),
+        "dolly": args.dolly and (lambda rng: dolly_rows(args.dolly)),
+        "arena_hard": args.arena and (lambda rng: arena_rows(args.arena)),
+    }
+    chosen = {name: make for name, make in sources.items() if make}
+    if not chosen:
+        parser.error("give at least one source")
+    rows = [row for _, row in read_jsonl(DATA)]
+    kept = [r for r in rows if r.get("origin") not in chosen]
     seen = {r["message"].lower() for r in kept}
     imported = []
-    for row in clinc_rows(args.clinc, random.Random(SEED)) + dolly_rows(args.dolly):
-        if row["message"].lower() not in seen:
-            seen.add(row["message"].lower())
-            imported.append(row)
+    for name, make in chosen.items():
+        rng = random.Random(SEED if name == "clinc150" else f"{SEED}-{name}")
+        for row in make(rng):
+            if row["message"].lower() not in seen:
+                seen.add(row["message"].lower())
+                imported.append(row)
     with DATA.open("w", encoding="utf-8") as fh:
         for row in kept + imported:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")

@@ -26,6 +26,8 @@ import re
 import sys
 from pathlib import Path
 
+from memory.jsonl import read_jsonl
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = Path(__file__).resolve().parent / "data"
 DATA = DATA_DIR / "gate_train.jsonl"
@@ -188,12 +190,7 @@ def list_rows() -> list[dict]:
 def reference_messages(eval_dir: Path) -> list[str]:
     """Every message of our fresh test sets and, when present, of the external gate sets."""
     paths = [*FRESH, *sorted(eval_dir.glob("gate_external*.jsonl"))]
-    return [
-        json.loads(line)["message"]
-        for path in paths
-        for line in path.read_text("utf-8").splitlines()
-        if line.strip()
-    ]
+    return [row["message"] for path in paths for _, row in read_jsonl(path)]
 
 
 def decontaminate(
@@ -231,9 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     references = reference_messages(args.eval_dir)
-    lines = DATA.read_text(encoding="utf-8").splitlines()
-    hand = [json.loads(line) for line in lines if line.strip()]
-    hand = [row for row in hand if row.get("origin") != "template"]
+    hand = [row for _, row in read_jsonl(DATA) if row.get("origin") != "template"]
     made = generate({row["message"] for row in hand})
     known = {row["message"].lower() for row in hand + made}
     made += [row for row in list_rows() if row["message"].lower() not in known]

@@ -119,13 +119,18 @@ _STOP_CAPS = {"I", "I'm", "I've", "I'd", "I'll", "OK", "Ok"}
 # the assistant told the user. It is both a feature and, through explicit_memory_reference,
 # the rule; past tenses only, so "can you tell me a joke" is not a reference.
 _YOU = r"(?:you|u|ya)"  # people type "did u say" as often as "did you say"
+_ONCE = r"(?:once |already |previously |earlier |just )?"  # "I once told you", "you already said"
 _EARLIER_CHAT = re.compile(
     rf"\b(?:do|did|can|could) {_YOU} (?:still )?(?:remember|recall)\b"
     r"|\bremind me (?:what|which|who|when|where|how|of|about|again)\b"
-    r"|\b(?:i|we) (?:told|mentioned|said|talked about|discussed|chatted about)\b"
+    rf"|\b(?:i|we) {_ONCE}(?:told|mentioned|said|talked about|discussed|chatted about)\b"
+    rf"|\b(?:i|we) {_ONCE}(?:showed|gave|sent|asked) {_YOU}\b"
+    rf"|\b(?:i|we) {_ONCE}shared (?:[\w'\"“”:-]+ ){{0,8}}with {_YOU}\b"
     r"|\b(?:did|have) i (?:ever )?(?:tell|told|mention|say|share)\b"
-    rf"|\b{_YOU}(?:'ve| have)? (?:recommended|suggested|told me|mentioned|said|gave me|"
-    r"showed me|advised|proposed)\b"
+    rf"|\b{_YOU}(?:'ve| have)? {_ONCE}(?:recommended|suggested|told me|mentioned|said|gave me|"
+    r"showed me|taught me|advised|proposed)\b"
+    rf"|\b{_YOU}(?:'ve| have) (?:ever )?{_ONCE}(?:given|told|shown|taught|sent) me\b"
+    rf"|\bhave {_YOU} (?:ever )?{_ONCE}(?:given|told|shown|taught|sent) me\b"
     rf"|\bdid {_YOU} (?:recommend|suggest|tell me|mention|say|give me|show me|advise)\b"
     r"|\b(?:recommended|suggested) (?:to )?me\b"
     rf"|\blast time (?:we|i|{_YOU})\b",
