@@ -17,7 +17,7 @@ help:
 	@echo "make demo         set up and run the Streamlit demo (no API key needed)"
 	@echo "make test         set up and run the tests"
 	@echo "make bench        run every benchmark, write docs/benchmarks.md (~10 min)"
-	@echo "make bench-quick  the same in under a minute"
+	@echo "make bench-quick  a smaller run of every section (~2.5 min; docs/quick/)"
 	@echo "make screenshot   redraw docs/screenshot.png in headless Chromium"
 	@echo "make train-gate   retrain the local gate from training/data/gate_train.jsonl"
 
