@@ -101,19 +101,20 @@ def store(tmp_path: Path) -> MemoryStore:
     return store
 
 
-def _pipeline(client, store: MemoryStore) -> Pipeline:  # noqa: ANN001
+def _pipeline(client, store: MemoryStore, max_tokens: int = 48) -> Pipeline:  # noqa: ANN001
     # The gate is tested on its own below; here it retrieves, so the reply gets memories.
     return Pipeline(
         gate=always_gate(),
         store=store,
-        responder=ModelResponder(client, "local-gguf", max_tokens=48),
+        responder=ModelResponder(client, "local-gguf", max_tokens=max_tokens),
         capturer=Capturer(store, client, "local-gguf"),
     )
 
 
 def test_a_reply_streams_into_a_turn(server: LocalModel, store: MemoryStore) -> None:
     pieces: list[str] = []
-    turn = _pipeline(_client(server.base_url), store).respond(
+    # Room for the 135M model's whole greeting (seed 7: the same reply on every run).
+    turn = _pipeline(_client(server.base_url), store, max_tokens=400).respond(
         "Say hello to me.", on_text=pieces.append
     )
     assert turn.error is None, turn.error
