@@ -12,7 +12,7 @@ from assistant.fake_api import Reply
 from assistant.gate import LlmGate, Method, always_gate, never_gate
 from assistant.offline import OfflineResponder
 from assistant.pipeline import MAX_MESSAGE_CHARS, Pipeline
-from assistant.respond import MEMORY_PREAMBLE, NOT_SEARCHED_NOTE, ModelResponder
+from assistant.respond import MEMORY_PREAMBLE, NOTHING_FOUND_NOTE, ModelResponder
 from memory.store import MemoryStore
 
 RETRIEVE = '{"retrieve": true, "query": "dinner with Alex", "reason": "user\'s plans"}'
@@ -113,11 +113,29 @@ def test_no_search_and_no_memories_when_the_gate_says_skip(fake_api, sdk_client,
     assert turn.memories == ()
     assert turn.decision.label == "skipped"
     body = fake_api.requests[1].body
-    note, words = _texts(body["messages"][-1])
-    assert note == NOT_SEARCHED_NOTE and words == "what's 2+2?"
+    # No note at all: the system prompt says what a message without one means.
+    assert _texts(body["messages"][-1]) == ["what's 2+2?"]
+    assert "not looked up in memory" in body["system"]
     assert "Nopa" not in fake_api.requests[1].prompt_text
     assert "<memories>" not in fake_api.requests[1].prompt_text
     assert turn.usage.memory_tokens == 0
+
+
+def test_a_search_that_finds_nothing_says_so_beside_the_message(fake_api, sdk_client, store, log):
+    class NothingRelevant(SpyStore):
+        def search(self, query, k=5, min_similarity=None):
+            return super().search(query, k=k, min_similarity=1.01)  # above any cosine
+
+    pipeline = Pipeline(
+        gate=LlmGate(sdk_client, "gate-model"),
+        store=NothingRelevant(store, log),
+        responder=ModelResponder(sdk_client, "chat-model"),
+    )
+    fake_api.queue(Reply(text=RETRIEVE), Reply(text="I have nothing about Alex."))
+    turn = pipeline.respond("When am I meeting Alex?")
+    assert turn.searched and turn.memories == ()
+    note, words = _texts(fake_api.requests[1].body["messages"][-1])
+    assert note == NOTHING_FOUND_NOTE and words == "When am I meeting Alex?"
 
 
 def test_memories_are_quoted_data_beside_the_message_only_on_retrieve(
@@ -166,10 +184,10 @@ def test_history_replays_the_notes_each_message_was_sent_with(fake_api, sdk_clie
         assert after["system"] == before["system"]
         sent = before["messages"]
         assert after["messages"][: len(sent)] == sent
-        assert after["messages"][len(sent)]["content"] == f"reply to {_texts(sent[-1])[1]}"
+        assert after["messages"][len(sent)]["content"] == f"reply to {_texts(sent[-1])[-1]}"
     first_notes = _texts(chats[-1]["messages"][0])[0]
     assert json.dumps(ALEX) in first_notes  # turn 1's memory, as it was given
-    assert _texts(chats[-1]["messages"][2])[0] == NOT_SEARCHED_NOTE
+    assert _texts(chats[-1]["messages"][2]) == ["what's 2+2?"]  # skipped: no note
 
 
 def test_timings_and_usage_are_filled_in(fake_api, sdk_client, store, log):
@@ -218,7 +236,7 @@ def test_capture_then_recall_in_a_later_turn_with_a_model(fake_api, sdk_client, 
     assert any("climbing with Priya" in m.text for m in second.memories)
     # The first exchange went into the second call's history.
     messages = fake_api.requests[-1].body["messages"]
-    assert _texts(messages[0])[1].startswith("I'm going climbing")
+    assert _texts(messages[0])[-1].startswith("I'm going climbing")
     assert messages[1] == {"role": "assistant", "content": "Noted, have fun!"}
 
 
@@ -288,7 +306,7 @@ def test_chat_error_reads_well_and_the_conversation_goes_on(fake_api, sdk_client
     assert ok.error is None and ok.reply.startswith("Why")
     # The failed exchange is not replayed as history.
     messages = fake_api.requests[-1].body["messages"]
-    assert len(messages) == 1 and _texts(messages[0])[1] == "tell me another joke"
+    assert len(messages) == 1 and _texts(messages[0])[-1] == "tell me another joke"
 
 
 def test_stream_broken_mid_reply_keeps_the_partial_text(fake_api, sdk_client, store, log):
@@ -306,7 +324,7 @@ def test_history_is_bounded(fake_api, sdk_client, store, log):
         history.append(pipeline.respond(f"message {i}", history))
     messages = fake_api.requests[-1].body["messages"]
     assert len(messages) <= 2 * 8 + 1
-    users = [_texts(m)[1] for m in messages if m["role"] == "user"]
+    users = [_texts(m)[-1] for m in messages if m["role"] == "user"]
     replies = [m["content"] for m in messages if m["role"] == "assistant"]
     assert sum(map(len, users + replies)) <= 16_000 + 3100
     assert users[-1] == "message 11" and replies[-1].startswith("reply 10")
@@ -326,7 +344,7 @@ def test_a_long_conversation_keeps_the_start_of_its_prompt_on_most_turns(
     assert all(len(m) <= 2 * 8 + 1 for m in chats)
     kept = sum(after[: len(before)] == before for before, after in itertools.pairwise(chats))
     assert kept == 20 - 3  # the window moved at turns 9, 13 and 17
-    assert _texts(chats[-1][-1])[1] == "message 20"
+    assert _texts(chats[-1][-1])[-1] == "message 20"
     assert chats[-1][-2]["content"] == "reply 19"
 
 
@@ -371,6 +389,6 @@ def test_a_good_reply_stays_in_history_when_only_the_search_failed(
     pipeline.respond("try again please", [first])
     messages = fake_api.requests[-1].body["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "user"]
-    assert _texts(messages[0])[1] == "when am I meeting Alex?"
+    assert _texts(messages[0])[-1] == "when am I meeting Alex?"
     assert messages[1]["content"] == "I couldn't check your notes, sorry."
-    assert _texts(messages[2])[1] == "try again please"
+    assert _texts(messages[2])[-1] == "try again please"
