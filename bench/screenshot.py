@@ -2,18 +2,27 @@
 
     python -m bench.screenshot [--out docs/screenshot.png]
 
-`make bench` runs it too. The offline demo runs on fresh memories in a temporary folder,
+`make bench` runs it too. The demo runs as `make demo` does with no key (on the built-in
+local model when it is installed, else offline), on fresh memories in a temporary folder,
 so the picture never shows this machine's own memories.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import tempfile
 from pathlib import Path
 
-from tests.browser import browser_missing, chromium_page, running_app, two_demo_turns, wait_usable
+from tests.browser import (
+    browser_missing,
+    chromium_page,
+    offline_env,
+    running_app,
+    two_demo_turns,
+    wait_usable,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOT = ROOT / "docs" / "screenshot.png"
@@ -22,21 +31,33 @@ SIZE = (1600, 1040)
 
 def take(out: Path = SCREENSHOT) -> Path:
     """Drive the demo through two turns and save the page as a PNG at `out`."""
-    with (
-        tempfile.TemporaryDirectory() as tmp,
-        chromium_page(*SIZE) as page,
-        running_app(Path(tmp) / "memories") as app,
-    ):
+    from assistant.model_file import ModelFileError, part_paths
+
+    try:
+        part_paths()
+        local = True
+    except ModelFileError:
+        local = False
+    with tempfile.TemporaryDirectory() as tmp:
+        env = offline_env(Path(tmp) / "memories")
+        env["MEMGATE_LOCAL_MODEL"] = "" if local else "off"
+        # The real model's words vary; the memory it must quote does not.
+        answer = re.compile("Nopa|Thursday") if local else "Alex Chen and I are having dinner"
+        _shoot(out, Path(tmp) / "memories", env, answer)
+    return out
+
+
+def _shoot(out: Path, memory_dir: Path, env: dict[str, str], answer: str | re.Pattern[str]) -> None:
+    with chromium_page(*SIZE) as page, running_app(memory_dir, env) as app:
         try:
             page.goto(app.url)
             wait_usable(page)
-            two_demo_turns(page)
+            two_demo_turns(page, answer)
             out.parent.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(out))
         except Exception:
             print(app.log_tail(), file=sys.stderr)
             raise
-    return out
 
 
 def main(argv: list[str] | None = None) -> int:

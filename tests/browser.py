@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -174,13 +175,18 @@ def badge_texts(page: Any, count: int) -> list[str]:
     return [badges.nth(i).inner_text() for i in range(badges.count())]
 
 
-def two_demo_turns(page: Any) -> list[str]:
-    """A skipped and a retrieved turn, drawn to the end (the README's picture); their badges."""
+def two_demo_turns(
+    page: Any, answer: str | re.Pattern[str] = "Alex Chen and I are having dinner"
+) -> list[str]:
+    """A skipped and a retrieved turn, drawn to the end (the README's picture); their badges.
+
+    `answer`: text of the second reply to wait for (the offline responder's by default).
+    """
     send(page, "What's 2+2?")
     badge_texts(page, 1)
     send(page, "When am I meeting Alex?")
     badges = badge_texts(page, 2)
-    page.get_by_text("Alex Chen and I are having dinner").first.wait_for()
+    page.get_by_text(answer).first.wait_for()
     page.locator("[data-testid='stVegaLiteChart']").first.wait_for()
     page.evaluate(
         "for (const el of document.querySelectorAll('[data-testid=stMain], "
