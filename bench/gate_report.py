@@ -38,6 +38,7 @@ FRESH_SETS = (
     ("fresh3", "gate_fresh3_test.jsonl"),
     ("fresh4", "gate_fresh4_test.jsonl"),
     ("fresh5", "gate_fresh5_test.jsonl"),
+    ("fresh6", "gate_fresh6_test.jsonl"),
 )
 
 
@@ -165,6 +166,7 @@ def run(quick: bool = False, eval_dir: Path | None = None) -> dict[str, Any]:
             f"fresh3 ({len(sets['fresh3'])})": _confusion(sets["fresh3"], local),
             f"fresh4 ({len(sets['fresh4'])})": _confusion(sets["fresh4"], local),
             f"fresh5 ({len(sets['fresh5'])})": _confusion(sets["fresh5"], local),
+            f"fresh6 ({len(sets['fresh6'])})": _confusion(sets["fresh6"], local),
             f"hard set ({len(sets['hard'])})": _confusion(sets["hard"], local),
         }
         figures["confusion"] = matrices
@@ -213,7 +215,8 @@ SET_TITLES = {
     "fresh2": "Second unseen set (other voices; guided choices, so a dev set)",
     "fresh3": "Third unseen set (other voices; compared variants, so a dev set too)",
     "fresh4": "Fourth unseen set (issue 13's kinds; a dev set since v6)",
-    "fresh5": "Fifth unseen set (other voices, ten kinds; scored once, at the final check)",
+    "fresh5": "Fifth unseen set (other voices, ten kinds; a dev set since v7)",
+    "fresh6": "Sixth unseen set (other voices, ten kinds; scored once, at the final check)",
     "hard": "Hard / ambiguous set (null labels skipped)",
 }
 
@@ -257,6 +260,7 @@ def render(figures: dict[str, Any]) -> str:
         fresh3=_table(sets["fresh3"], True),
         fresh4=_table(sets["fresh4"], True),
         fresh5=_table(sets["fresh5"], True),
+        fresh6=_table(sets["fresh6"], True),
         hard=_table(sets["hard"], True),
         cascade_rows=cascade_rows,
         rule_rows=rule_rows,

@@ -1,7 +1,8 @@
 """Add real, human-written messages from permissively licensed datasets to the gate's data.
 
     python training/import_real.py --clinc data_full.json --dolly dolly.jsonl \
-        --arena arena-hard-v0.1/question.jsonl arena-hard-v2.0/question.jsonl
+        --arena arena-hard-v0.1/question.jsonl arena-hard-v2.0/question.jsonl \
+        --webquestions trainmodel.json val.json devtest.json test.json
 
 Rewrites the rows of the origins given on the command line in
 `training/data/gate_train.jsonl` and keeps every other row. Sources, commits, paths and
@@ -17,6 +18,8 @@ licenses: `training/data/README.md` (and, for the weights, `assistant/data/NOTIC
 - Arena-Hard-Auto prompts (`lmarena/arena-hard-auto`, Apache-2.0): what people really
   typed into Chatbot Arena (code, maths, writing, advice with its own context), the
   English ones; all self-contained, so all `skip`.
+- WebQuestions (`brmson/dataset-factoid-webquestions`, CC BY 4.0): questions people typed
+  into Google (collected through Google Suggest), a sample of 1,200; all `skip`.
 
 Rows go a quarter to `heldout` by a hash of the message. Run `training/make_gate_data.py`
 afterwards: it drops any row near an evaluation message.
@@ -140,6 +143,7 @@ def dolly_rows(path: Path) -> list[dict]:
     return rows
 
 
+WEBQUESTIONS = 1200
 ARENA_CHARS = 1500  # the embedding reads the start; the rest of a pasted file adds nothing
 
 
@@ -159,6 +163,21 @@ def arena_rows(paths: list[Path]) -> list[dict]:
     return rows
 
 
+def webquestions_rows(paths: list[Path], rng: random.Random) -> list[dict]:
+    """Questions people typed into Google (a sample): all skip."""
+    seen: dict[str, str] = {}
+    for path in paths:
+        for q in json.loads(path.read_text(encoding="utf-8")):
+            text = " ".join(q["qText"].split())
+            if len(text.split()) >= 3:
+                seen.setdefault(text.lower(), text)
+    found = [seen[key] for key in sorted(seen)]
+    return [
+        _row(dress(text, rng), False, "webquestions", "webquestions")
+        for text in rng.sample(found, min(WEBQUESTIONS, len(found)))
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Replace the imported rows of the training file; print how many of each."""
     parser = argparse.ArgumentParser(
@@ -167,12 +186,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clinc", type=Path, help="CLINC150 data/data_full.json")
     parser.add_argument("--dolly", type=Path, help="Dolly sample (prompt/answer JSONL)")
     parser.add_argument("--arena", type=Path, nargs="+", help="arena-hard question.jsonl files")
+    parser.add_argument("--webquestions", type=Path, nargs="+", help="WebQuestions main/*.json")
     args = parser.parse_args(argv)
     # Each source is seeded by its own name: importing one leaves the others' rows as they are.
     sources = {
         "clinc150": args.clinc and (lambda rng: clinc_rows(args.clinc, rng)),
         "dolly": args.dolly and (lambda rng: dolly_rows(args.dolly)),
         "arena_hard": args.arena and (lambda rng: arena_rows(args.arena)),
+        "webquestions": args.webquestions
+        and (lambda rng: webquestions_rows(args.webquestions, rng)),
     }
     chosen = {name: make for name, make in sources.items() if make}
     if not chosen:
