@@ -61,6 +61,15 @@ def model_pipeline(sdk_client, store, log, **kw):
     )
 
 
+def gate_and_reply(sdk_client, store) -> Pipeline:
+    """The LLM gate and a streamed reply over `store`, no capture."""
+    return Pipeline(
+        gate=LlmGate(sdk_client, "gate-model"),
+        store=store,
+        responder=ModelResponder(sdk_client, "chat-model"),
+    )
+
+
 def kinds(fake_api) -> list[str]:
     """What each request to the fake model was: gate, chat or capture."""
     out = []
@@ -126,11 +135,7 @@ def test_a_search_that_finds_nothing_says_so_beside_the_message(fake_api, sdk_cl
         def search(self, query, k=5, min_similarity=None):
             return super().search(query, k=k, min_similarity=1.01)  # above any cosine
 
-    pipeline = Pipeline(
-        gate=LlmGate(sdk_client, "gate-model"),
-        store=NothingRelevant(store, log),
-        responder=ModelResponder(sdk_client, "chat-model"),
-    )
+    pipeline = gate_and_reply(sdk_client, NothingRelevant(store, log))
     fake_api.queue(Reply(text=RETRIEVE), Reply(text="I have nothing about Alex."))
     turn = pipeline.respond("When am I meeting Alex?")
     assert turn.searched and turn.memories == ()
@@ -376,11 +381,7 @@ def test_a_good_reply_stays_in_history_when_only_the_search_failed(
                 raise RuntimeError("disk on fire")
             return super().search(query, k=k, min_similarity=min_similarity)
 
-    pipeline = Pipeline(
-        gate=LlmGate(sdk_client, "gate-model"),
-        store=StoreThatFailsOnce(store, log),
-        responder=ModelResponder(sdk_client, "chat-model"),
-    )
+    pipeline = gate_and_reply(sdk_client, StoreThatFailsOnce(store, log))
     fake_api.queue(Reply(text=RETRIEVE), Reply(text="I couldn't check your notes, sorry."))
     first = pipeline.respond("when am I meeting Alex?")
     assert first.error and "memory search failed" in first.error
