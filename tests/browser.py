@@ -158,6 +158,15 @@ def wait_usable(page: Any) -> None:
     page.locator(APP_READY).first.wait_for(state="visible")
 
 
+def wait_idle(page: Any) -> None:
+    """Wait until no script run is in progress (Streamlit's "Running..." widget is gone)."""
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " || !/running/i.test(document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        ".innerText)"
+    )
+
+
 def send(page: Any, message: str) -> None:
     """Type a message into the chat input and submit it."""
     box = page.locator(CHAT_INPUT)
