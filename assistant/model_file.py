@@ -72,6 +72,15 @@ def part_paths() -> list[Path]:
     return paths
 
 
+def default_model_installed() -> bool:
+    """True when all the default model's parts are installed (assembled or not)."""
+    try:
+        part_paths()
+    except ModelFileError:
+        return False
+    return True
+
+
 def _sha256(path: Path, progress: Progress | None, size: int) -> str:
     digest = hashlib.sha256()
     done = 0

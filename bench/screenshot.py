@@ -31,13 +31,9 @@ SIZE = (1600, 1040)
 
 def take(out: Path = SCREENSHOT) -> Path:
     """Drive the demo through two turns and save the page as a PNG at `out`."""
-    from assistant.model_file import ModelFileError, part_paths
+    from assistant.model_file import default_model_installed
 
-    try:
-        part_paths()
-        local = True
-    except ModelFileError:
-        local = False
+    local = default_model_installed()
     with tempfile.TemporaryDirectory() as tmp:
         env = offline_env(Path(tmp) / "memories")
         env["MEMGATE_LOCAL_MODEL"] = "" if local else "off"

@@ -26,7 +26,7 @@ import pytest
 from assistant.capture import Capturer
 from assistant.gate import LlmGate, Method, always_gate
 from assistant.local_model import LocalModel, health
-from assistant.model_file import ModelFileError, inspect_gguf
+from assistant.model_file import ModelFileError, default_model_installed, inspect_gguf
 from assistant.pipeline import Pipeline
 from assistant.respond import ModelResponder
 from memory.store import MemoryStore
@@ -347,17 +347,7 @@ def test_the_gate_eval_runs_the_llm_gate_on_the_local_model_with_no_key(tmp_path
     assert "starting the local model" in done.stderr
 
 
-def _default_model_installed() -> bool:
-    from assistant.model_file import part_paths
-
-    try:
-        part_paths()
-    except ModelFileError:
-        return False
-    return True
-
-
-@pytest.mark.skipif(not _default_model_installed(), reason="the 1.5B model parts are not installed")
+@pytest.mark.skipif(not default_model_installed(), reason="the 1.5B model parts are not installed")
 def test_the_default_model_answers_the_hero_prompt_from_memory(
     tmp_path: Path, store: MemoryStore
 ) -> None:

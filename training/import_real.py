@@ -80,6 +80,17 @@ def split_of(text: str) -> str:
     return "heldout" if hashlib.sha256(text.encode()).digest()[0] % 4 == 0 else "train"
 
 
+def _row(text: str, retrieve: bool, kind: str, origin: str) -> dict:
+    """One training row of an imported message, split by its hash."""
+    return {
+        "message": text,
+        "retrieve": retrieve,
+        "kind": kind,
+        "split": split_of(text),
+        "origin": origin,
+    }
+
+
 def dress(text: str, rng: random.Random) -> str:
     """CLINC queries are lowercased without punctuation: restore both, alike for each label."""
     text = text.strip()
@@ -113,43 +124,25 @@ def clinc_rows(path: Path, rng: random.Random) -> list[dict]:
     general = [t for t in sorted(set(oos)) if not _PERSONAL.search(t)]
     for text in rng.sample(general, OUT_OF_SCOPE):
         rows.append((dress(text, rng), False, "clinc_oos"))
-    return [
-        {"message": m, "retrieve": y, "kind": k, "split": split_of(m), "origin": "clinc150"}
-        for m, y, k in rows
-    ]
+    return [_row(m, y, k, "clinc150") for m, y, k in rows]
 
 
 def dolly_rows(path: Path) -> list[dict]:
     """Every instruction of the Dolly sample (with its pasted context, when it has one)."""
     rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        match = _DOLLY.search(json.loads(line)["prompt"])
+    for number, record in read_jsonl(path):
+        match = _DOLLY.search(record["prompt"])
         if match is None:
-            raise ValueError(f"{path}: a row without '### Instruction:': {line[:80]!r}")
+            raise ValueError(f"{path}, line {number}: a row without '### Instruction:'")
         text = match["instruction"].strip()
         if match["context"]:
             text = f"{text}\n\n{match['context'].strip()[:600]}"
-        rows.append(
-            {
-                "message": text,
-                "retrieve": False,
-                "kind": "dolly",
-                "split": split_of(text),
-                "origin": "dolly",
-            }
-        )
+        rows.append(_row(text, False, "dolly", "dolly"))
     return rows
 
 
 WEBQUESTIONS = 1200
 ARENA_CHARS = 1500  # the embedding reads the start; the rest of a pasted file adds nothing
-
-
-def _row(text: str, retrieve: bool, kind: str, origin: str) -> dict:
-    return {"message": text, "retrieve": retrieve, "kind": kind, "split": split_of(text),
-            "origin": origin}  # fmt: skip
 
 
 def arena_rows(paths: list[Path]) -> list[dict]:
