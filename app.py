@@ -10,7 +10,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -42,6 +42,7 @@ SHOWN_MESSAGE_CHARS = 3_000  # longer messages are folded on screen, not in the 
 MEMORY_PAGE = 50
 STAGE_COLOURS = ["#4f46e5", "#0ea5e9", "#f59e0b", "#9ca3af"]  # gate, search, reply, capture
 STREAM_EVERY_S = 0.05  # redraw the streaming reply at most 20 times a second
+CHAT_KEY = "chat"
 
 # Our own static CSS only: never user content (that is always escaped markdown).
 CSS = """
@@ -131,6 +132,20 @@ def turns() -> list[Turn]:
 def inbox() -> list[str]:
     """Messages sent but not yet answered, oldest first (see process_inbox)."""
     return st.session_state.setdefault("inbox", [])
+
+
+def receive(message: str | None = None) -> None:
+    """Callback of the chat input and the example buttons: the message joins the inbox.
+
+    Streamlit stops a run as soon as the next message arrives (fastReruns), at the first
+    `st.` call it makes. A message read from `st.chat_input`'s return value is therefore
+    lost whenever the next one comes before the run reaches that line (two messages a
+    tenth of a second apart lost several of five). Callbacks run when a run starts,
+    before the script body and before the first point where it can be stopped.
+    """
+    text = st.session_state.get(CHAT_KEY) if message is None else message
+    if isinstance(text, str) and text.strip():  # empty messages are ignored
+        inbox().append(text.strip())
 
 
 def new_conversation() -> None:
@@ -353,7 +368,7 @@ def wait_for_model(assistant: Assistant) -> str | None:
 def process_inbox(assistant: Assistant, mode: str, capture: bool, compare: bool) -> None:
     """Answer the oldest waiting message; the others wait on screen, in order, until their turn.
 
-    A message goes into the inbox (session state) the moment it arrives, before any work.
+    A message goes into the inbox (session state) the moment its run starts (`receive`).
     If Streamlit stops this run because another message was sent, the unanswered one is
     still in the inbox, and the next run answers it first: no message is ever lost.
     """
@@ -572,14 +587,11 @@ def render_memories(assistant: Assistant) -> None:
 # ---- the page -----------------------------------------------------------------------
 
 
-def example_prompt() -> str | None:
-    """The example buttons; returns the one clicked on this run."""
-    clicked = None
+def example_prompts() -> None:
+    """The example buttons: a click sends the prompt, as if typed."""
     with st.container(horizontal=True, gap="small", key="examples"):
         for text in EXAMPLES:
-            if st.button(text, type="secondary"):
-                clicked = text
-    return clicked
+            st.button(text, type="secondary", on_click=receive, args=(text,))
 
 
 def main() -> None:
@@ -591,12 +603,9 @@ def main() -> None:
         "Before each reply a gate decides whether your message needs your long-term memory. "
         "The badge under every answer says what it decided and why."
     )
-    clicked = example_prompt()
+    example_prompts()
     # Drawn before the store loads, so the input is there as soon as the page is.
-    typed = st.chat_input("Ask anything…")
-    message: Any = clicked or typed
-    if isinstance(message, str) and message.strip():  # empty messages are ignored
-        inbox().append(message.strip())  # first, before anything a rerun could interrupt
+    st.chat_input("Ask anything…", key=CHAT_KEY, on_submit=receive)
     try:
         assistant = get_assistant()
     except Exception as exc:  # noqa: BLE001 - e.g. a bad setting: say which, not a traceback

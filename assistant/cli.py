@@ -35,6 +35,10 @@ def streamlit_command(port: int = DEFAULT_PORT, address: str = DEFAULT_ADDRESS) 
         "--server.port", str(port),
         "--server.headless", "true",  # no browser popped open, no e-mail prompt on first run
         "--browser.gatherUsageStats", "false",
+        # No reload-on-save in a demo. The watcher also walks every imported module on the
+        # server's event loop after each run (about half a second with Chroma loaded), and
+        # messages sent meanwhile arrive together: Streamlit then drops all but the last.
+        "--server.fileWatcherType", "none",
     ]  # fmt: skip
 
 

@@ -44,6 +44,7 @@ def test_demo_runs_this_app_with_streamlit_on_this_machine_only():
         "--server.port", "8502",
         "--server.headless", "true",
         "--browser.gatherUsageStats", "false",
+        "--server.fileWatcherType", "none",
     ]  # fmt: skip
     assert streamlit_command(9000, "0.0.0.0")[5:9] == [
         "--server.address", "0.0.0.0", "--server.port", "9000"
