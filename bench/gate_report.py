@@ -39,7 +39,9 @@ FRESH_SETS = (
     ("fresh4", "gate_fresh4_test.jsonl"),
     ("fresh5", "gate_fresh5_test.jsonl"),
     ("fresh6", "gate_fresh6_test.jsonl"),
+    ("fresh7", "gate_fresh7_test.jsonl"),
 )
+PLOT_COLUMNS = 3
 
 
 def _datasets(eval_dir: Path, quick: bool) -> dict[str, list[Row]]:
@@ -130,8 +132,14 @@ def _plot(matrices: dict[str, list[list[int]]], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(matrices), figsize=(3.7 * len(matrices), 3.8))
-    for ax, (title, m) in zip(axes, matrices.items(), strict=True):
+    rows = -(-len(matrices) // PLOT_COLUMNS)
+    fig, grid = plt.subplots(
+        rows, PLOT_COLUMNS, figsize=(3.7 * PLOT_COLUMNS, 3.6 * rows), squeeze=False
+    )
+    axes = list(grid.flat)
+    for ax in axes[len(matrices) :]:
+        ax.axis("off")
+    for ax, (title, m) in zip(axes, matrices.items(), strict=False):
         ax.imshow(m, cmap="Blues")
         for i in range(2):
             for j in range(2):
@@ -162,11 +170,11 @@ def run(quick: bool = False, eval_dir: Path | None = None) -> dict[str, Any]:
         matrices = {
             "external (600)": _confusion(sets["external"], local),
             f"own held-out ({len(sets['heldout'])})": _confusion(sets["heldout"], local),
-            f"fresh2 ({len(sets['fresh2'])})": _confusion(sets["fresh2"], local),
-            f"fresh3 ({len(sets['fresh3'])})": _confusion(sets["fresh3"], local),
-            f"fresh4 ({len(sets['fresh4'])})": _confusion(sets["fresh4"], local),
-            f"fresh5 ({len(sets['fresh5'])})": _confusion(sets["fresh5"], local),
-            f"fresh6 ({len(sets['fresh6'])})": _confusion(sets["fresh6"], local),
+            **{
+                f"{name} ({len(sets[name])})": _confusion(sets[name], local)
+                for name, _ in FRESH_SETS
+                if name != "fresh"  # the same author as the training data
+            },
             f"hard set ({len(sets['hard'])})": _confusion(sets["hard"], local),
         }
         figures["confusion"] = matrices
@@ -216,7 +224,8 @@ SET_TITLES = {
     "fresh3": "Third unseen set (other voices; compared variants, so a dev set too)",
     "fresh4": "Fourth unseen set (issue 13's kinds; a dev set since v6)",
     "fresh5": "Fifth unseen set (other voices, ten kinds; a dev set since v7)",
-    "fresh6": "Sixth unseen set (other voices, ten kinds; scored once, at the final check)",
+    "fresh6": "Sixth unseen set (other voices, ten kinds; a dev set since v8)",
+    "fresh7": "Seventh unseen set (other voices, ten kinds; scored once, at the final check)",
     "hard": "Hard / ambiguous set (null labels skipped)",
 }
 
@@ -255,12 +264,7 @@ def render(figures: dict[str, Any]) -> str:
     return TEMPLATE.read_text(encoding="utf-8").format(
         external=_table(sets["external"], True),
         heldout=_table(sets["heldout"], True),
-        fresh=_table(sets["fresh"], True),
-        fresh2=_table(sets["fresh2"], True),
-        fresh3=_table(sets["fresh3"], True),
-        fresh4=_table(sets["fresh4"], True),
-        fresh5=_table(sets["fresh5"], True),
-        fresh6=_table(sets["fresh6"], True),
+        **{name: _table(sets[name], True) for name, _ in FRESH_SETS},
         hard=_table(sets["hard"], True),
         cascade_rows=cascade_rows,
         rule_rows=rule_rows,
