@@ -40,6 +40,7 @@ FRESH_SETS = (
     ("fresh5", "gate_fresh5_test.jsonl"),
     ("fresh6", "gate_fresh6_test.jsonl"),
     ("fresh7", "gate_fresh7_test.jsonl"),
+    ("fresh8", "gate_fresh8_test.jsonl"),
 )
 PLOT_COLUMNS = 3
 
@@ -225,7 +226,8 @@ SET_TITLES = {
     "fresh4": "Fourth unseen set (issue 13's kinds; a dev set since v6)",
     "fresh5": "Fifth unseen set (other voices, ten kinds; a dev set since v7)",
     "fresh6": "Sixth unseen set (other voices, ten kinds; a dev set since v8)",
-    "fresh7": "Seventh unseen set (other voices, ten kinds; scored once, at the final check)",
+    "fresh7": "Seventh unseen set (other voices, ten kinds; a dev set since v9)",
+    "fresh8": "Eighth unseen set (other voices, ten kinds; scored once, at the final check)",
     "hard": "Hard / ambiguous set (null labels skipped)",
 }
 

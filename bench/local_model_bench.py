@@ -389,7 +389,7 @@ def markdown(results: dict[str, Any], plots: Path) -> str:
     ]
     for set_name, title in (
         ("external", "External set, stratified by source"),
-        ("own_unseen", "Our unseen sets (fresh to fresh7), stratified by set and kind"),
+        ("own_unseen", "Our unseen sets (fresh to fresh8), stratified by set and kind"),
     ):
         g = gates[set_name]
         lines += [f"**{title}** (n = {gates['n'][set_name]}):", "", *_gate_table(g), ""]

@@ -120,6 +120,10 @@ _STOP_CAPS = {"I", "I'm", "I've", "I'd", "I'll", "OK", "Ok"}
 # the rule; past tenses only, so "can you tell me a joke" is not a reference.
 _YOU = r"(?:you|u|ya)"  # people type "did u say" as often as "did you say"
 _ONCE = r"(?:once |already |previously |earlier |just )?"  # "I once told you", "you already said"
+_MADE = (
+    r"wrote|drafted|made|listed|laid out|put together|came up with|worked out|sketched"
+    r"|planned|calculated|suggested|recommended"
+)
 _EARLIER_CHAT = re.compile(
     rf"\b(?:do|did|can|could) {_YOU} (?:still )?(?:remember|recall)\b"
     r"|\bremind me (?:what|which|who|when|where|how|of|about|again)\b"
@@ -132,6 +136,11 @@ _EARLIER_CHAT = re.compile(
     rf"|\b{_YOU}(?:'ve| have) (?:ever )?{_ONCE}(?:given|told|shown|taught|sent) me\b"
     rf"|\bhave {_YOU} (?:ever )?{_ONCE}(?:given|told|shown|taught|sent) me\b"
     rf"|\bdid {_YOU} (?:recommend|suggest|tell me|mention|say|give me|show me|advise)\b"
+    # Something the assistant made for the user earlier: "you wrote me", "the pros and
+    # cons you laid out", "those names you came up with".
+    rf"|\b{_YOU}(?:'ve| have)? {_ONCE}(?:{_MADE}) (?:for )?me\b"
+    rf"|\b{_YOU}(?:'ve| have)? {_ONCE}walked me through\b"
+    rf"|\b(?:the|that|those|this) (?:[\w'-]+ ){{1,4}}{_YOU} {_ONCE}(?:{_MADE}|gave me)\b"
     r"|\b(?:recommended|suggested) (?:to )?me\b"
     rf"|\blast time (?:we|i|{_YOU})\b",
     re.IGNORECASE,
