@@ -104,10 +104,13 @@ FRESH_SETS = [
     # Issue 13's kinds: quantities over the user's past, earlier chats, budgets, and
     # first-person requests that carry their own context (the fourth version: 0.883).
     ("gate_fresh4_test.jsonl", "fresh4", 0.94, 0.97),
-    # Other voices, written by prompts that read no project file (v7: 0.955 / 0.975, and
-    # 0.940 / 0.945 on fresh6, scored once).
+    # Other voices, written by prompts that read no project file, each scored once at a
+    # final check before becoming a dev set (v9: fresh5 0.950 / 0.975, fresh6 0.953 /
+    # 0.975, fresh7 0.932 / 0.985, and fresh8, scored once, 0.948 / 0.980).
     ("gate_fresh5_test.jsonl", "fresh5", 0.94, 0.96),
-    ("gate_fresh6_test.jsonl", "fresh6", 0.93, 0.93),
+    ("gate_fresh6_test.jsonl", "fresh6", 0.94, 0.96),
+    ("gate_fresh7_test.jsonl", "fresh7", 0.92, 0.97),
+    ("gate_fresh8_test.jsonl", "fresh8", 0.93, 0.96),
 ]
 
 
