@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from assistant.arithmetic import answer_arithmetic
-from assistant.respond import HistoryItem, ReplyResult, TextCallback
+from assistant.respond import HistoryItem, Lookup, ReplyResult, TextCallback
 from memory.records import Memory
 
 NEEDS_A_MODEL = (
@@ -17,6 +17,10 @@ NEEDS_A_MODEL = (
 NOTHING_FOUND = (
     "I searched your memories but found nothing relevant enough to quote. "
     "(Offline mode: with a model configured I could say more.)"
+)
+SEARCH_FAILED = (
+    "I couldn't search your memories just now (the memory store failed), so I can't "
+    "answer from them."
 )
 MAX_QUOTED = 3
 
@@ -29,7 +33,9 @@ class OfflineResponder:
     def __init__(self, clock: Callable[[], float] = time.perf_counter) -> None:
         self._clock = clock
 
-    def compose(self, message: str, memories: Sequence[Memory], searched: bool = False) -> str:
+    def compose(
+        self, message: str, memories: Sequence[Memory], lookup: Lookup = Lookup.SKIPPED
+    ) -> str:
         """The reply text for one message."""
         arithmetic = answer_arithmetic(message)
         if arithmetic is not None:
@@ -38,7 +44,9 @@ class OfflineResponder:
             quoted = "\n".join(f"> {m.text}" for m in memories[:MAX_QUOTED])
             noun = "memory" if len(memories[:MAX_QUOTED]) == 1 else "memories"
             return f"From your {noun}:\n\n{quoted}"
-        return NOTHING_FOUND if searched else NEEDS_A_MODEL
+        if lookup is Lookup.FAILED:
+            return SEARCH_FAILED
+        return NOTHING_FOUND if lookup is Lookup.SEARCHED else NEEDS_A_MODEL
 
     def reply(
         self,
@@ -46,11 +54,11 @@ class OfflineResponder:
         memories: Sequence[Memory],
         history: Sequence[HistoryItem],
         on_text: TextCallback | None = None,
-        searched: bool = False,
+        lookup: Lookup = Lookup.SKIPPED,
     ) -> ReplyResult:
         """Reply at once; no tokens are spent."""
         started = self._clock()
-        text = self.compose(message, memories, searched)
+        text = self.compose(message, memories, lookup)
         if on_text is not None:
             on_text(text)
         elapsed = (self._clock() - started) * 1000.0

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from assistant.capture import Capturer, CaptureResult
 from assistant.gate import Gate, GateDecision, failed_open_decision
 from assistant.llm import describe_error
-from assistant.respond import HistoryItem, Responder, TextCallback
+from assistant.respond import HistoryItem, Lookup, Responder, TextCallback
 from memory.records import Memory
 
 if TYPE_CHECKING:  # the store imports Chroma; the pipeline only needs its type here
@@ -24,6 +24,13 @@ if TYPE_CHECKING:  # the store imports Chroma; the pipeline only needs its type 
 MAX_MESSAGE_CHARS = 20_000  # longer messages are cut, with a notice on the turn
 SEARCH_K = 5
 _turn_ids = itertools.count(1)
+
+
+def lookup_of(retrieve: bool, search_error: str | None) -> Lookup:
+    """What the memory system did for a message: skipped it, searched, or failed to."""
+    if not retrieve:
+        return Lookup.SKIPPED
+    return Lookup.FAILED if search_error else Lookup.SEARCHED
 
 
 def estimate_tokens(text: str) -> int:
@@ -90,6 +97,11 @@ class Turn:
         return self.decision.retrieve
 
     @property
+    def lookup(self) -> Lookup:
+        """What the memory system did for this turn, as the reply model was told."""
+        return lookup_of(self.decision.retrieve, self.search_error)
+
+    @property
     def reply_usable(self) -> bool:
         """True when the reply came back whole, even if the memory search failed."""
         return self.reply_error is None
@@ -100,7 +112,7 @@ class Turn:
             user=self.message,
             assistant=self.reply,
             memories=tuple(m.text for m in self.memories),
-            searched=self.searched and self.search_error is None,
+            lookup=self.lookup,
         )
 
 
@@ -180,7 +192,7 @@ class Pipeline:
             memories,
             [t.history_item() for t in history if t.reply_usable and t.variant == "gated"],
             on_text=on_text,
-            searched=decision.retrieve and error is None,
+            lookup=lookup_of(decision.retrieve, error),
         )
         finished = self._clock()
         gate_ms = (after_gate - started) * 1000.0

@@ -227,7 +227,7 @@ def run_replies(
     progress(f"short prompts with no memories ({size['short']})")
     short_first, short_rate = [], []
     for prompt in SHORT_PROMPTS[: size["short"]]:
-        result = responder.reply(prompt, (), (), searched=False)
+        result = responder.reply(prompt, (), ())
         if result.first_token_ms is not None:
             short_first.append(result.first_token_ms)
         if (rate := _stream_rate(result)) is not None:

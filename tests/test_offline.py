@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from assistant.arithmetic import answer_arithmetic
-from assistant.offline import NEEDS_A_MODEL, NOTHING_FOUND, OfflineResponder
+from assistant.offline import NEEDS_A_MODEL, NOTHING_FOUND, SEARCH_FAILED, OfflineResponder
+from assistant.respond import Lookup
 from memory.store import Memory
 
 
@@ -15,7 +16,7 @@ def memory(text: str, similarity: float = 0.8) -> Memory:
 
 def test_retrieved_turn_quotes_the_most_relevant_memories():
     memories = [memory(f"note {i}") for i in range(5)]
-    reply = OfflineResponder().reply("what are my notes?", memories, [], searched=True)
+    reply = OfflineResponder().reply("what are my notes?", memories, [], lookup=Lookup.SEARCHED)
     assert reply.text.startswith("From your memories:")
     assert [line for line in reply.text.splitlines() if line.startswith("> ")] == [
         "> note 0",
@@ -26,7 +27,11 @@ def test_retrieved_turn_quotes_the_most_relevant_memories():
 
 
 def test_searched_but_nothing_found_says_so():
-    assert OfflineResponder().compose("when is my flight?", [], searched=True) == NOTHING_FOUND
+    assert OfflineResponder().compose("when is my flight?", [], Lookup.SEARCHED) == NOTHING_FOUND
+
+
+def test_a_failed_search_is_not_passed_off_as_nothing_found():
+    assert OfflineResponder().compose("when is my flight?", [], Lookup.FAILED) == SEARCH_FAILED
 
 
 def test_general_question_says_a_model_is_needed_and_how():

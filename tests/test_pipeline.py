@@ -10,9 +10,14 @@ import pytest
 from assistant.capture import Capturer
 from assistant.fake_api import Reply
 from assistant.gate import LlmGate, Method, always_gate, never_gate
-from assistant.offline import OfflineResponder
+from assistant.offline import SEARCH_FAILED, OfflineResponder
 from assistant.pipeline import MAX_MESSAGE_CHARS, Pipeline
-from assistant.respond import MEMORY_PREAMBLE, NOTHING_FOUND_NOTE, ModelResponder
+from assistant.respond import (
+    MEMORY_PREAMBLE,
+    NOTHING_FOUND_NOTE,
+    SEARCH_FAILED_NOTE,
+    ModelResponder,
+)
 from memory.store import MemoryStore
 
 RETRIEVE = '{"retrieve": true, "query": "dinner with Alex", "reason": "user\'s plans"}'
@@ -368,7 +373,7 @@ def test_a_failing_store_does_not_end_the_chat(store):
     pipeline = Pipeline(gate=always_gate(), store=BrokenStore(), responder=OfflineResponder())
     turn = pipeline.respond("when am I meeting Alex?")
     assert turn.error and "memory search failed" in turn.error
-    assert turn.reply  # still answered
+    assert turn.reply == SEARCH_FAILED  # still answered, and honest about why
 
 
 def test_a_good_reply_stays_in_history_when_only_the_search_failed(
@@ -386,10 +391,13 @@ def test_a_good_reply_stays_in_history_when_only_the_search_failed(
     first = pipeline.respond("when am I meeting Alex?")
     assert first.error and "memory search failed" in first.error
     assert first.reply_usable
+    # The model is told the search failed: no note at all would read as "not looked up".
+    told = fake_api.requests[-1].body["messages"][-1]
+    assert _texts(told) == [SEARCH_FAILED_NOTE, "when am I meeting Alex?"]
     fake_api.queue(Reply(text=RETRIEVE), Reply(text="Thursday at 7:30pm."))
     pipeline.respond("try again please", [first])
     messages = fake_api.requests[-1].body["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "user"]
-    assert _texts(messages[0])[-1] == "when am I meeting Alex?"
+    assert _texts(messages[0]) == [SEARCH_FAILED_NOTE, "when am I meeting Alex?"]  # as sent
     assert messages[1]["content"] == "I couldn't check your notes, sorry."
     assert _texts(messages[2])[-1] == "try again please"
