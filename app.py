@@ -139,9 +139,9 @@ def receive(message: str | None = None) -> None:
 
     Streamlit stops a run as soon as the next message arrives (fastReruns), at the first
     `st.` call it makes. A message read from `st.chat_input`'s return value is therefore
-    lost whenever the next one comes before the run reaches that line (two messages a
-    tenth of a second apart lost several of five). Callbacks run when a run starts,
-    before the script body and before the first point where it can be stopped.
+    lost whenever the next one comes before the run reaches that line. Callbacks run when
+    a run starts, before the script body and before the first point where it can be
+    stopped. (The bigger cause of lost bursts was the file watcher: see assistant/cli.py.)
     """
     text = st.session_state.get(CHAT_KEY) if message is None else message
     if isinstance(text, str) and text.strip():  # empty messages are ignored
