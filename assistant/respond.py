@@ -169,10 +169,14 @@ class ModelResponder:
         max_tokens: int = REPLY_MAX_TOKENS,
         clock: Callable[[], float] = time.perf_counter,
         today: Callable[[], str] = lambda: time.strftime("%A %d %B %Y"),
+        temperature: float | None = None,
     ) -> None:
         self._client = client
         self._model = model
         self._max_tokens = max_tokens
+        # None: the endpoint's default sampling (the app). 0: greedy, so that an
+        # evaluation's two runs give the same reply.
+        self._temperature = temperature
         self._clock = clock
         self._today = today
 
@@ -188,11 +192,13 @@ class ModelResponder:
         started = self._clock()
         result = ReplyResult(text="", source=self.source)
         pieces: list[str] = []
+        sampling = {} if self._temperature is None else {"temperature": self._temperature}
         try:
             with self._client.messages.stream(
                 model=self._model,
                 max_tokens=self._max_tokens,
                 system=system_prompt(self._today()),
+                **sampling,
                 messages=[
                     *history_messages(history),
                     {
