@@ -1,0 +1,302 @@
+"""Scoring replies against gold answers: right, damaged by memories, boilerplate, token F1.
+
+The rules, precisely:
+
+- **Normal form.** Lower case, accents dropped (NFKD), thousands separators removed between
+  digits ("1,200" -> "1200"), "&" read as "and". A text's *tokens* are its runs of letters
+  and digits, a decimal point inside a number kept ("26.2"); everything else separates.
+- **Correct.** A reply is right when the tokens of one gold answer appear in it as a
+  contiguous run of tokens. Matching on tokens means "4" is not found inside "14" or "4.5",
+  and "Velvet Tramlines" is found across a line break. A question may instead ask for
+  `last_number`: the reply's last number must equal a gold number (GSM8K: a worked reply
+  repeats the problem's numbers).
+- **Damaged** (questions that need no memory). The reply names something specific to a
+  stored memory, or talks about the user's memory or notes, or says it knows nothing
+  about the user. Specific to a memory means a *memory term* of any stored memory that
+  appears in the reply but in neither the question nor its gold answers:
+  - a capitalised word of three letters or more (a name, a place), minus stopwords and
+    generic words (days, months, holidays, titles, "University", "Road"...); when it is
+    also a common English word ("Crown", "End") it counts only where the reply capitalises
+    it too;
+  - a number of two characters or more ("31", "600", "7B"): single digits are everywhere;
+  - a rare word: a lower-case word of four letters or more that is not a whole word of
+    MiniLM's 22,500-word English vocabulary ("levothyroxine", "courgettes");
+  - a distinctive phrase: four consecutive memory tokens, at least two not stopwords.
+  World knowledge that also sits in a memory is not a leak: a term in the reply of the
+  `never` mode (no memories at all) to the same question is removed, as are terms of the
+  question and its answers (the capital of Portugal may say "Lisbon").
+- **Boilerplate** (any reply). Talk about memory or notes: "according to your…", "your
+  long-term memory", "the notes", "the user", "the memory system", "based on the
+  information you provided"...
+- **Token F1** (LoCoMo). LoCoMo's own normalisation (lower case, punctuation and the words
+  a/an/the/and dropped) and multiset token F1; multi-hop answers (category 1) are split on
+  commas and averaged as LoCoMo's evaluation does. No Porter stemming (LoCoMo's script
+  stems): inflected words that differ count as different, so figures are a little lower.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+_THOUSANDS = re.compile(r"(?<=\d)[,\u202f\u2009'’](?=\d{3}(?!\d))")
+_TOKEN = re.compile(r"\d+(?:\.\d+)+|[^\W_]+")
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for
+    from further had has have having he her here hers herself him himself his how i if in
+    into is it its itself just me more most my myself no nor not now of off on once only or
+    other our ours ourselves out over own same she should so some such than that the their
+    theirs them themselves then there these they this those through to too under until up
+    very was we were what when where which while who whom why will with would you your
+    yours yourself yourselves i'm i've i'd i'll it's that's also got get gets getting one
+    two three four five six seven eight nine ten every still usually always mostly really
+    bit lot much many new old last next first second well just like""".split()
+)
+# Capitalised, but not specific to anyone: they name kinds of things, days and titles.
+GENERIC = frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays
+    thursdays fridays saturdays sundays january february march april may june july august
+    september october november december jan feb mar apr jun jul aug sep sept oct nov dec
+    christmas easter thanksgiving new year dr mr mrs ms mx st university college school
+    centre center hospital street road avenue north south east west the my our""".split()
+)
+
+BOILERPLATE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(pattern))
+    for name, pattern in (
+        ("according to your/the notes", r"\baccording to (your|the|my) "),
+        ("based on your/the notes", r"\bbased on (your|the) (notes?|memor|records?|stored)"),
+        (
+            "based on the information provided",
+            r"\bbased on the (information|details|data) "
+            r"(you('ve| have)? provided|provided|given|available|retrieved|stored)",
+        ),
+        ("your memory", r"\b(your|the user'?s?|long[- ]term|my) memor(y|ies)\b"),
+        ("memory system", r"\bmemory (system|store|search|notes?|records?|data)\b"),
+        ("the notes", r"\b(the|your|these|those|retrieved|provided|stored|my) notes?\b"),
+        ("the user", r"\bthe user('?s)?\b"),
+        ("retrieved from", r"\b(retrieved|recalled|stored|saved) (from|in) (your|the|my)\b"),
+    )
+)
+ABOUT_YOU_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(pattern))
+    for name, pattern in (
+        (
+            "no information about you",
+            r"\b(i )?(don'?t|do not|cannot|can'?t) (have|find|see|access)( any)?( personal)? "
+            r"(information|info|details|data|records?|memor\w*|access)( \w+)? (about|on|of|to) "
+            r"(you|your)\b",
+        ),
+        (
+            "no information provided",
+            r"\bno (information|details|data) (was |is )?(provided|"
+            r"available|found|given) (in|about|on|from)\b",
+        ),
+    )
+)
+
+
+def _plain(text: str) -> str:
+    # Case kept: a memory's capitalised words are its names.
+    text = unicodedata.normalize("NFKD", str(text))
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    return _THOUSANDS.sub("", text).replace("&", " and ")
+
+
+def normalise(text: str) -> str:
+    """Lower case, no accents, no thousands separators, '&' as 'and'."""
+    return _plain(text).casefold()
+
+
+def tokens(text: str) -> list[str]:
+    """The normalised text's tokens: runs of letters and digits, decimals kept whole."""
+    return _TOKEN.findall(normalise(text))
+
+
+def _find(haystack: Sequence[str], needle: Sequence[str]) -> bool:
+    n = len(needle)
+    if n == 0:
+        return False
+    first = needle[0]
+    return any(
+        haystack[i] == first and list(haystack[i : i + n]) == list(needle)
+        for i in range(len(haystack) - n + 1)
+    )
+
+
+def contains(reply: str, answer: str) -> bool:
+    """True when the answer's tokens appear, in order and adjacent, among the reply's."""
+    return _find(tokens(reply), tokens(answer))
+
+
+def last_number(reply: str) -> float | None:
+    """The last number the reply writes (thousands separators ignored), or None."""
+    found = _NUMBER.findall(normalise(reply))
+    return float(found[-1]) if found else None
+
+
+def is_correct(reply: str, answers: Iterable[str], match: str = "contains") -> bool:
+    """Whether the reply gives one of the gold answers, by the question's match rule."""
+    answers = [str(a) for a in answers]
+    if match == "last_number":
+        value = last_number(reply)
+        golds = [last_number(a) for a in answers]
+        return value is not None and any(g is not None and abs(g - value) < 1e-9 for g in golds)
+    if match != "contains":
+        raise ValueError(f"unknown match rule {match!r}")
+    reply_tokens = tokens(reply)
+    return any(_find(reply_tokens, tokens(a)) for a in answers)
+
+
+@lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """MiniLM's whole-word English vocabulary (22,500 words): what counts as a common word."""
+    from memory.embeddings import TOKENIZER_PATH
+
+    vocab = json.loads(TOKENIZER_PATH.read_text(encoding="utf-8"))["model"]["vocab"]
+    return frozenset(w for w in vocab if w.isalpha() and not w.startswith("##"))
+
+
+@dataclass(frozen=True)
+class MemoryTerms:
+    """What would identify a stored memory in a reply: its names, numbers, rare words, phrases."""
+
+    terms: dict[str, str] = field(default_factory=dict)  # token -> kind (name/number/rare)
+    phrases: frozenset[tuple[str, ...]] = frozenset()
+    common: frozenset[str] = frozenset()  # the common words: names among them need a capital
+
+    @classmethod
+    def of(cls, memories: Iterable[str], vocabulary: frozenset[str] | None = None) -> MemoryTerms:
+        """The terms of these memory texts."""
+        common = english_words() if vocabulary is None else vocabulary
+        terms: dict[str, str] = {}
+        phrases: set[tuple[str, ...]] = set()
+        for text in memories:
+            for raw in _TOKEN.findall(_plain(text)):
+                token = raw.casefold()
+                if token in STOPWORDS or token in GENERIC:
+                    continue
+                if any(ch.isdigit() for ch in token):
+                    if len(token) >= 2:
+                        terms.setdefault(token, "number")
+                elif raw[:1].isupper() and len(token) >= 3:
+                    terms[token] = "name"
+                elif len(token) >= 4 and token not in common:
+                    terms.setdefault(token, "rare")
+            toks = tokens(text)
+            for i in range(len(toks) - 3):
+                gram = tuple(toks[i : i + 4])
+                if sum(t not in STOPWORDS for t in gram) >= 2:
+                    phrases.add(gram)
+        return cls(terms, frozenset(phrases), common)
+
+
+@dataclass(frozen=True)
+class Damage:
+    """Why a reply to a question that needs no memory is damaged (empty: it is not)."""
+
+    terms: tuple[str, ...] = ()  # memory terms the reply used
+    phrases: tuple[str, ...] = ()  # memory phrases the reply repeated
+    boilerplate: tuple[str, ...] = ()  # talk about memory or notes
+    about_you: tuple[str, ...] = ()  # "I don't have any information about you"
+
+    @property
+    def damaged(self) -> bool:
+        """True when any rule fired."""
+        return bool(self.terms or self.phrases or self.boilerplate or self.about_you)
+
+
+def boilerplate(reply: str) -> tuple[str, ...]:
+    """The names of the boilerplate patterns (talk about memory or notes) the reply uses."""
+    text = normalise(reply).replace("’", "'")
+    return tuple(name for name, pattern in BOILERPLATE_PATTERNS if pattern.search(text))
+
+
+def about_you(reply: str) -> tuple[str, ...]:
+    """The names of the 'I know nothing about you' patterns the reply uses."""
+    text = normalise(reply).replace("’", "'")
+    return tuple(name for name, pattern in ABOUT_YOU_PATTERNS if pattern.search(text))
+
+
+def damage(
+    reply: str,
+    question: str,
+    answers: Iterable[str],
+    memory_terms: MemoryTerms,
+    world: str | None = None,
+) -> Damage:
+    """How a reply to a question that needs no memory was damaged by the user's memories.
+
+    `world` is the `never` mode's reply to the same question, when it ran: what a model
+    says with no memories at all is world knowledge, not a leak.
+    """
+    allowed = set(tokens(question))
+    for answer in answers:
+        allowed.update(tokens(str(answer)))
+    if world:
+        allowed.update(tokens(world))
+    cased = _TOKEN.findall(_plain(reply))
+    reply_tokens = [t.casefold() for t in cased]
+    common = memory_terms.common
+    used = sorted(
+        {
+            token
+            for raw, token in zip(cased, reply_tokens, strict=True)
+            if token in memory_terms.terms
+            and token not in allowed
+            # A name that is also a common word ("Crown", "End", "Royal") counts only
+            # where the reply writes it as a name: "the end of the war" is no leak.
+            and not (memory_terms.terms[token] == "name" and token in common and raw.islower())
+        }
+    )
+    phrases = []
+    if memory_terms.phrases:
+        for i in range(len(reply_tokens) - 3):
+            gram = tuple(reply_tokens[i : i + 4])
+            if gram in memory_terms.phrases and not set(gram) <= allowed:
+                phrases.append(" ".join(gram))
+    return Damage(tuple(used), tuple(dict.fromkeys(phrases)), boilerplate(reply), about_you(reply))
+
+
+# ---- LoCoMo's token F1 ------------------------------------------------------------------
+
+
+def locomo_normalise(text: str) -> str:
+    """LoCoMo's answer normalisation: no commas, punctuation or a/an/the/and; lower case."""
+    text = str(text).replace(",", "").lower()
+    text = "".join(ch for ch in text if ch not in string.punctuation)
+    text = re.sub(r"\b(a|an|the|and)\b", " ", text)
+    return " ".join(text.split())
+
+
+def token_f1(prediction: str, gold: str) -> float:
+    """Multiset token F1 between a prediction and one gold answer, LoCoMo-normalised."""
+    pred = locomo_normalise(prediction).split()
+    ref = locomo_normalise(gold).split()
+    same = sum((Counter(pred) & Counter(ref)).values())
+    if same == 0:
+        return 0.0
+    precision, recall = same / len(pred), same / len(ref)
+    return 2 * precision * recall / (precision + recall)
+
+
+def locomo_f1(prediction: str, gold: object, category: int) -> float:
+    """A LoCoMo QA's score as its evaluation computes it, by category (1-4)."""
+    answer = str(gold)
+    if category == 3:
+        answer = answer.split(";")[0].strip()
+    if category == 1:
+        # Multi-hop answers list several items: each gold part takes its best prediction part.
+        preds = [p.strip() for p in prediction.split(",")]
+        golds = [g.strip() for g in answer.split(",")]
+        return sum(max(token_f1(p, g) for p in preds) for g in golds) / len(golds)
+    return token_f1(prediction, answer)
