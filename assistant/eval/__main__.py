@@ -11,6 +11,7 @@ SUBCOMMANDS = {
     "recall": ("assistant.eval.recall", "memory recall@k on a memory + question set"),
     "gate": ("assistant.eval.gate_eval", "retrieval-gate accuracy on labelled messages"),
     "load": ("assistant.eval.load", "concurrent offline sessions: turns/s, p50/p95, errors"),
+    "answers": ("assistant.eval.answers", "replies per gate mode: right, damaged, first token"),
 }
 
 
