@@ -1,0 +1,316 @@
+"""Answers on the built-in model: right, damaged and how soon, per gate mode and question set.
+
+The same measurement as `memory-gate eval answers` (assistant/eval/answers.py), on the
+built-in Qwen2.5 1.5B whatever key is set, over our dev sets, a GSM8K sample (maths, with a
+persona's memories stored beside it) and LoCoMo conv-26 (token F1). Our unseen set,
+`teacher_test`, is not in `make bench`: it is scored once, by hand,
+`python -m bench.answers_bench --sets teacher_test`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+ANSWERS = ROOT / "training" / "data" / "answers"
+LOCOMO = ROOT.parent / "shared" / "eval" / "locomo_memory.json"
+
+ALL_MODES = ("never", "always", "always-no-cutoff", "local", "cascade", "llm")
+
+
+# name -> (memories file, questions file or "locomo", modes, how many questions, max tokens)
+def plan(quick: bool, sets: list[str] | None = None) -> dict[str, dict[str, Any]]:
+    """What a run measures: each set's files, modes, question count and reply length."""
+    if quick:  # bench-quick: 10 questions of one set, two modes, short replies
+        return {
+            "nurse_dev": {
+                "memories": "nurse_dev",
+                "questions": "nurse_dev",
+                "modes": ["never", "local"],
+                "limit": 10,
+                "max_tokens": 40,
+            }
+        }
+    full = {
+        name: {"memories": name, "questions": name, "modes": list(ALL_MODES), "limit": None,
+               "max_tokens": 64}
+        for name in ("nurse_dev", "founder_dev", "teacher_test")
+    }  # fmt: skip
+    # Maths beside a persona's memories: do stored memories damage a worked answer?
+    full["gsm8k"] = {
+        "memories": "nurse_dev",
+        "questions": "gsm8k_general",
+        "modes": ["never", "always-no-cutoff", "local"],
+        "limit": 20,
+        "max_tokens": 200,
+    }
+    full["locomo"] = {
+        "memories": None,
+        "questions": "locomo",
+        "modes": ["never", "always", "always-no-cutoff", "local"],
+        "limit": 40,
+        "max_tokens": 64,
+    }
+    chosen = sets or ["nurse_dev", "founder_dev", "gsm8k", "locomo"]
+    return {name: full[name] for name in chosen}
+
+
+def _selection(questions: list[Any], limit: int | None) -> list[Any]:
+    # A limited run keeps both kinds: half memory questions, half general, in file order.
+    if not limit or limit >= len(questions):
+        return questions
+    memory = [q for q in questions if q.needs_memory]
+    general = [q for q in questions if not q.needs_memory]
+    if not memory or not general:
+        return questions[:limit]
+    half = limit // 2
+    return memory[:half] + general[: limit - half]
+
+
+def load_set(spec: dict[str, Any]) -> tuple[list[tuple[str, str]], list[Any]]:
+    """The memories and questions of one planned set."""
+    from assistant.eval.answers import read_locomo, read_memories, read_questions
+
+    if spec["questions"] == "locomo":
+        return read_locomo(LOCOMO, spec["limit"])
+    memories = read_memories(ANSWERS / f"{spec['memories']}_memories.jsonl")
+    questions = read_questions(ANSWERS / f"{spec['questions']}_questions.jsonl")
+    return memories, _selection(questions, spec["limit"])
+
+
+def _examples(rows: list[Any], n: int = 3) -> list[dict[str, Any]]:
+    # What damage looks like, for the report: the first few damaged general replies.
+    out = []
+    for row in rows:
+        if row.leaked and len(out) < n:
+            out.append(
+                {
+                    "mode": row.mode,
+                    "question": row.question,
+                    "reply": row.reply[:300],
+                    "why": row.leak_terms + row.boilerplate,
+                }
+            )
+    return out
+
+
+def _every_tenth(line: str) -> None:
+    # A full run asks hundreds of questions: one line in ten on stderr says how far along.
+    import re
+    import sys
+
+    done = re.match(r"\[(\d+)/(\d+)\]", line)
+    if done and (int(done[1]) % 10 == 0 or done[1] == done[2]):
+        print(f"  answers {line}", file=sys.stderr, flush=True)
+
+
+def run(
+    quick: bool = False,
+    sets: list[str] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Start the built-in model once and measure every planned set on it."""
+    from bench.local_model_bench import load_average, model_missing
+
+    missing = model_missing()
+    if missing:
+        return {"skipped": missing}
+    if progress is None:
+        progress = _every_tenth
+    from assistant.eval.answers import DataError, evaluate, start_model
+
+    # The app's no-key settings (the built-in model), whatever key this shell has; only
+    # the gate's timeout may be raised, as in the real-local-model section.
+    timeout = os.environ.get("MEMGATE_GATE_TIMEOUT")
+    env = {} if timeout is None else {"MEMGATE_GATE_TIMEOUT": timeout}
+    started = time.perf_counter()
+    try:
+        model = start_model(env)
+    except DataError as exc:
+        return {"skipped": str(exc)}
+    results: dict[str, Any] = {
+        "model": model.model,
+        "model_ready_s": round(time.perf_counter() - started, 1),
+        "load_average_before": load_average(),
+        "sets": {},
+    }
+    try:
+        for name, spec in plan(quick, sets).items():
+            if spec["questions"] == "locomo" and not LOCOMO.exists():
+                results["sets"][name] = {"skipped": f"{LOCOMO} not found"}
+                continue
+            memories, questions = load_set(spec)
+            set_started = time.perf_counter()
+            summary, rows = evaluate(
+                memories,
+                questions,
+                spec["modes"],
+                model,
+                max_tokens=spec["max_tokens"],
+                min_similarity=model.settings.min_similarity,
+                progress=progress,
+            )
+            results["sets"][name] = {
+                "memories": len(memories),
+                "questions": len(questions),
+                "max_tokens": spec["max_tokens"],
+                "seconds": round(time.perf_counter() - set_started, 1),
+                "modes": summary,
+                "damaged_examples": _examples(rows),
+            }
+    finally:
+        model.close()
+    results["load_average_after"] = load_average()
+    return results
+
+
+def _fmt(value: float | None, pattern: str = "{:.2f}") -> str:
+    return "-" if value is None else pattern.format(value)
+
+
+def _table(modes: dict[str, Any]) -> list[str]:
+    lines = [
+        "| mode | right, memory questions | right, general questions | damaged general "
+        "replies | boilerplate | failed open | first token p50, general | first token p50, "
+        "memory | memory tokens sent |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for mode, f in modes.items():
+        lines.append(
+            f"| {mode} | {_fmt(f['memory_accuracy'])} | {_fmt(f['general_accuracy'])} | "
+            f"{_fmt(f['leak_rate'])} | {_fmt(f['boilerplate_rate'])} | {f['failed_open']} | "
+            f"{_fmt(f['first_token_p50_general_ms'], '{:,.0f} ms')} | "
+            f"{_fmt(f['first_token_p50_memory_ms'], '{:,.0f} ms')} | {f['memory_tokens']:,} |"
+        )
+    return lines
+
+
+def plot(sets: dict[str, Any], path: Path) -> None:
+    """Per set: accuracy on each kind and damaged replies per mode, beside first-token p50."""
+    import matplotlib  # the bench extra only: imported here, never by the package
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    shown = {k: v for k, v in sets.items() if "modes" in v}
+    if not shown:
+        return
+    fig, axes = plt.subplots(len(shown), 2, figsize=(11, 3.2 * len(shown)), squeeze=False)
+    for (name, data), (left, right) in zip(shown.items(), axes, strict=True):
+        modes = list(data["modes"])
+        xs = range(len(modes))
+        bars = (
+            ("memory_accuracy", "right: memory questions", "#2f7ed8"),
+            ("general_accuracy", "right: general questions", "#8bbc21"),
+            ("leak_rate", "damaged general replies", "#d9534f"),
+        )
+        width = 0.27
+        for j, (key, label, colour) in enumerate(bars):
+            values = [data["modes"][m][key] or 0.0 for m in modes]
+            left.bar([x + (j - 1) * width for x in xs], values, width, label=label, color=colour)
+        left.set_xticks(list(xs), modes, rotation=20, fontsize=8)
+        left.set_ylim(0, 1.3)
+        left.set_title(f"{name}: share of replies", fontsize=10)
+        left.legend(fontsize=7, loc="upper center", ncol=3)
+        # LoCoMo has memory questions only: then its memory questions' first token is shown.
+        kind = "general" if data["modes"][modes[0]]["n_general"] else "memory"
+        key = f"first_token_p50_{kind}_ms"
+        firsts = [(data["modes"][m][key] or 0.0) / 1000 for m in modes]
+        right.barh(list(xs), firsts, color="#777777")
+        right.set_yticks(list(xs), modes, fontsize=8)
+        right.invert_yaxis()
+        right.set_xlabel(f"first token p50 on {kind} questions (s)", fontsize=8)
+        right.set_title(f"{name}: how soon replies start", fontsize=10)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def markdown(results: dict[str, Any], plots: Path) -> str:
+    """The report section: one table per set, the plot, and what the columns mean."""
+    if "skipped" in results:
+        return f"Not measured: {results['skipped']}"
+    lines = [
+        f"{results['model']} in llama.cpp on 127.0.0.1 (the app's no-key setup), ready in "
+        f"{results['model_ready_s']:.1f} s; load average {results['load_average_before']} at "
+        f"the start, {results['load_average_after']} at the end. Each question goes alone "
+        "(no history) through the app's turn, gate -> search -> reply, in every mode; the "
+        "reply model samples greedily (temperature 0). Modes take turns on each question and "
+        "the first one rotates, so no mode always inherits a warm prompt cache. "
+        "`always-no-cutoff` retrieves the top 5 with no relevance cut-off, as mem0 does.",
+        "",
+    ]
+    for name, data in results["sets"].items():
+        if "skipped" in data:
+            lines += [f"**{name}**: not measured ({data['skipped']}).", ""]
+            continue
+        lines += [
+            f"**{name}**: {data['questions']} questions, {data['memories']} memories stored, "
+            f"replies up to {data['max_tokens']} tokens ({data['seconds']:.0f} s):",
+            "",
+            *_table(data["modes"]),
+            "",
+        ]
+        f1 = {m: f["f1"] for m, f in data["modes"].items() if "f1" in f}
+        if f1:
+            lines += [
+                "LoCoMo token F1 (categories 1-4, LoCoMo's normalisation, no stemming): "
+                + ", ".join(f"{m} **{v:.3f}**" for m, v in f1.items())
+                + ". The papers prompt for a few-word answer; these are the app's own "
+                "sentences, so precision, and F1, are lower for the same facts.",
+                "",
+            ]
+        modes = data["modes"]
+        if {"never", "local"} <= modes.keys():
+            never = modes["never"]["first_token_p50_general_ms"]
+            local = modes["local"]["first_token_p50_general_ms"]
+            if never and local:
+                lines += [
+                    f"First token on general questions, `local` / `never`: "
+                    f"**{local / never:.2f}x** (same run).",
+                    "",
+                ]
+    plot(results["sets"], plots / "answers.png")
+    if (plots / "answers.png").exists():
+        lines += ["![answers per gate mode](answers.png)", ""]
+    lines += [
+        "Right: the reply contains a gold answer (case, accents, spacing and thousands "
+        "separators ignored; whole tokens only; GSM8K: the reply's last number). Damaged: a "
+        "reply to a question that needs no memory names something specific to a stored "
+        "memory that neither the question nor its answer holds (a name, number, rare word or "
+        "phrase that the `never` reply did not also use), or talks about memory, notes or "
+        "'the user', or says it knows nothing about you. Boilerplate: any reply that talks "
+        "about memory or notes. Rules and tests: `assistant/eval/answer_score.py`, "
+        "`tests/test_answer_score.py`.",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run this section alone (optionally other sets); print JSON, write markdown."""
+    import argparse
+    import json
+    import sys
+
+    parser = argparse.ArgumentParser(prog="python -m bench.answers_bench")
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--sets", help="comma-separated: nurse_dev,founder_dev,gsm8k,locomo,"
+                        "teacher_test (the unseen set: score it once)")  # fmt: skip
+    parser.add_argument("--markdown", type=Path, help="also write the section (and plot) here")
+    args = parser.parse_args(argv)
+    sets = [s.strip() for s in args.sets.split(",")] if args.sets else None
+    results = run(args.quick, sets, progress=lambda line: print(line, file=sys.stderr))
+    print(json.dumps(results, indent=2, default=str))
+    if args.markdown:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(markdown(results, args.markdown.parent) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
