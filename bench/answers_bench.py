@@ -59,27 +59,15 @@ def plan(quick: bool, sets: list[str] | None = None) -> dict[str, dict[str, Any]
     return {name: full[name] for name in chosen}
 
 
-def _selection(questions: list[Any], limit: int | None) -> list[Any]:
-    # A limited run keeps both kinds: half memory questions, half general, in file order.
-    if not limit or limit >= len(questions):
-        return questions
-    memory = [q for q in questions if q.needs_memory]
-    general = [q for q in questions if not q.needs_memory]
-    if not memory or not general:
-        return questions[:limit]
-    half = limit // 2
-    return memory[:half] + general[: limit - half]
-
-
 def load_set(spec: dict[str, Any]) -> tuple[list[tuple[str, str]], list[Any]]:
     """The memories and questions of one planned set."""
-    from assistant.eval.answers import read_locomo, read_memories, read_questions
+    from assistant.eval.answers import balanced, read_locomo, read_memories, read_questions
 
     if spec["questions"] == "locomo":
         return read_locomo(LOCOMO, spec["limit"])
     memories = read_memories(ANSWERS / f"{spec['memories']}_memories.jsonl")
     questions = read_questions(ANSWERS / f"{spec['questions']}_questions.jsonl")
-    return memories, _selection(questions, spec["limit"])
+    return memories, balanced(questions, spec["limit"])
 
 
 def _examples(rows: list[Any], n: int = 3) -> list[dict[str, Any]]:

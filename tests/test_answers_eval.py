@@ -20,6 +20,7 @@ from assistant.eval.answers import (
     DataError,
     Question,
     Row,
+    balanced,
     parse_modes,
     read_locomo,
     read_questions,
@@ -86,6 +87,14 @@ def test_questions_are_checked(tmp_path: Path) -> None:
     ):
         with pytest.raises(DataError, match=what):
             read_questions(_write(tmp_path / "bad.jsonl", [bad]))
+
+
+def test_a_limit_keeps_both_kinds() -> None:
+    mem = [Question(f"m{i}", ("a",), True) for i in range(5)]
+    gen = [Question(f"g{i}", ("a",), False) for i in range(2)]
+    assert [q.question for q in balanced(mem + gen, 4)] == ["m0", "m1", "g0", "g1"]
+    assert [q.question for q in balanced(mem + gen, 6)] == ["m0", "m1", "m2", "m3", "g0", "g1"]
+    assert balanced(mem, 2) == mem[:2] and balanced(mem + gen, None) == mem + gen
 
 
 def test_locomo_keeps_answerable_questions(tmp_path: Path) -> None:

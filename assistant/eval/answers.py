@@ -156,6 +156,20 @@ def read_locomo(
     return memories, questions[:limit] if limit else questions
 
 
+def balanced(questions: Sequence[Question], limit: int | None) -> list[Question]:
+    """The first `limit` questions, half needing memory and half not when both kinds exist."""
+    if not limit or limit >= len(questions):
+        return list(questions)
+    memory = [q for q in questions if q.needs_memory]
+    general = [q for q in questions if not q.needs_memory]
+    if not memory or not general:
+        return list(questions[:limit])
+    # A set lists its memory questions first: a plain cut would keep only those.
+    first = min(limit // 2, len(memory))
+    rest = min(limit - first, len(general))
+    return memory[: limit - rest] + general[:rest]
+
+
 def parse_modes(text: str) -> list[str]:
     """The comma-separated modes, checked against the gate modes and always-no-cutoff."""
     from assistant.gate_modes import NAMES
@@ -417,7 +431,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"LoCoMo instead: its turns as memories, its QA scored by token F1 "
         f"(default path {DEFAULT_LOCOMO})",
     )
-    parser.add_argument("--limit", type=int, help="ask only the first N questions")
+    parser.add_argument(
+        "--limit", type=int, help="ask only N questions (half of each kind, in file order)"
+    )
     parser.add_argument(
         "--modes",
         default=DEFAULT_MODES,
@@ -470,7 +486,7 @@ def run(args: argparse.Namespace) -> int:
             memories, questions = read_locomo(args.locomo, args.limit)
         elif args.memories and args.questions:
             memories, questions = read_memories(args.memories), read_questions(args.questions)
-            questions = questions[: args.limit] if args.limit else questions
+            questions = balanced(questions, args.limit)
         else:
             raise DataError("give --memories and --questions, or --locomo")
         if not questions:
