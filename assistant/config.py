@@ -63,6 +63,18 @@ class Settings:
     # "" = the default GGUF (assembled from its registry parts), a path to any GGUF, or "off".
     local_model: str = ""
     model_cache_dir: Path | None = None  # None: ~/.cache/memory-gate/models
+    # Set when this process runs its own llama.cpp server: its native API (grammar,
+    # token probabilities) is then used for the LLM gate. Never read from the environment.
+    native_url: str | None = None
+
+    @property
+    def gate_model_key(self) -> str:
+        """The name the LLM gate's measurements are filed under (assistant/llm_trust.py)."""
+        if self.native_url is None:
+            return self.gate_model
+        from assistant.model_file import DEFAULT_MODEL_FILE
+
+        return Path(self.local_model).name if self.local_model else DEFAULT_MODEL_FILE
 
     @property
     def model_configured(self) -> bool:

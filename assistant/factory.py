@@ -86,6 +86,15 @@ class Assistant:
         self.use_offline(f"the local model could not start: {status.error}")
         return True
 
+    def warm_llm_gate(self) -> None:
+        """Have the model read the LLM gate's prompt once, so its first decision is not cold."""
+        if self.offline:
+            return
+        gate = self.gate("llm")
+        warm = getattr(gate, "warm", None)
+        if warm is not None:
+            warm()
+
     def restart_model(self) -> str:
         """Restart the local model by hand (the sidebar button)."""
         if self.local is None:
@@ -115,7 +124,10 @@ def start_local_model(settings: Settings) -> tuple[Settings, LocalModel]:
 
     local = LocalModel(settings.local_model or None, cache_dir=settings.model_cache_dir).start()
     pointed = settings.with_(
-        base_url=local.base_url, gate_model=local.alias, chat_model=local.alias
+        base_url=local.base_url,
+        gate_model=local.alias,
+        chat_model=local.alias,
+        native_url=local.base_url,
     )
     return pointed, local
 
@@ -161,7 +173,7 @@ def build_assistant(settings: Settings | None = None, *, seed_if_empty: bool = T
     if mode not in modes_for(client is not None):
         mode = "local"
     gate = build_gate(mode, settings, client)
-    return Assistant(
+    assistant = Assistant(
         settings=settings,
         client=client,
         store=store,
@@ -170,3 +182,6 @@ def build_assistant(settings: Settings | None = None, *, seed_if_empty: bool = T
         offline_reason=offline_reason,
         _gates={mode: gate},
     )
+    if local is not None:
+        local.on_ready(assistant.warm_llm_gate)
+    return assistant

@@ -32,6 +32,19 @@ class GateMode:
 def _llm(settings: Settings, client: Any) -> Gate:
     from assistant.gate import GATE_PROMPT, LOCAL_GATE_PROMPT, LlmGate
 
+    if settings.native_url is not None:
+        # Our own llama.cpp server: the same question, its answer constrained by a grammar,
+        # asked the way that measured best for this model (assistant/llm_trust.py).
+        from assistant.llm_trust import load_trust
+        from assistant.native_gate import NativeLlamaGate
+
+        trust = load_trust(settings.gate_model_key)
+        return NativeLlamaGate(
+            settings.native_url,
+            timeout=settings.gate_timeout,
+            threshold=trust.threshold,
+            style=trust.style,
+        )
     # A keyless endpoint is a local model: small, and better with worked examples.
     prompt = LOCAL_GATE_PROMPT if settings.api_key is None else GATE_PROMPT
     return LlmGate(client, settings.gate_model, timeout=settings.gate_timeout, prompt=prompt)
@@ -44,9 +57,11 @@ def _local(settings: Settings, client: Any) -> Gate:
 
 
 def _cascade(settings: Settings, client: Any) -> Gate:
+    from assistant.llm_trust import load_trust
     from assistant.local_gate import CascadeGate, shared_local_gate
 
-    return CascadeGate(shared_local_gate(), _llm(settings, client))
+    trust = load_trust(settings.gate_model_key)
+    return CascadeGate(shared_local_gate(), _llm(settings, client), trust)
 
 
 def _rule(factory_name: str) -> Callable[[Settings, Any], Gate]:

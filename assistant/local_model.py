@@ -28,6 +28,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -130,6 +131,7 @@ class LocalModel:
         self._lock = threading.RLock()
         self._booting: threading.Thread | None = None
         self._ready = threading.Event()
+        self._on_ready: list[Callable[[], None]] = []
         atexit.register(self.stop)
 
     # ---- state --------------------------------------------------------------------
@@ -174,6 +176,24 @@ class LocalModel:
                 self._booting.start()
         return self
 
+    def on_ready(self, callback: Callable[[], None]) -> None:
+        """Call `callback` (on the start-up thread) each time the server becomes ready.
+
+        Already ready: it is called now. A restart calls it again, since a new server
+        starts with an empty prompt cache.
+        """
+        with self._lock:
+            self._on_ready.append(callback)
+            ready = self._status.ready
+        if ready:
+            self._run_callback(callback)
+
+    def _run_callback(self, callback: Callable[[], None]) -> None:
+        try:
+            callback()
+        except Exception:  # noqa: BLE001 - a warm-up is an optimisation: log it, serve anyway
+            _log.warning("a ready callback of the local model failed", exc_info=True)
+
     def wait_ready(self, timeout: float | None = None) -> ModelStatus:
         """Block until the server is ready or has failed (or `timeout` passes)."""
         self._ready.wait(self._start_timeout if timeout is None else timeout)
@@ -200,6 +220,9 @@ class LocalModel:
         else:
             secs = time.perf_counter() - started
             self._set(state="ready", detail=f"started in {secs:.1f} s", error=None)
+            # Before waiters are released: the first decision after "ready" is a warm one.
+            for callback in list(self._on_ready):
+                self._run_callback(callback)
         finally:
             self._ready.set()
 

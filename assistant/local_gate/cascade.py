@@ -1,4 +1,11 @@
-"""The cascade: the local gate first, the LLM gate only when the local one is unsure."""
+"""The cascade: the local gate first; the LLM only where it was measured to help.
+
+The LLM's answer is combined with the local probability, not swapped in for it: the
+decision is the sign of the local margin (logit of P(retrieve) minus the threshold's)
+plus `trust.weight` times the LLM's margin. `trust` comes from held-out measurement
+(assistant/llm_trust.py). With a weight of 0 the LLM could never change a decision, so
+it is not asked at all and the cascade decides exactly as the local gate does.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +14,13 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from assistant.gate import Gate, GateDecision, empty_decision
+from assistant.llm_trust import LlmTrust, logit
 from assistant.local_gate.classifier import LocalGate
 from assistant.local_gate.cues import explicit_memory_reference, gate_text
 
 
 class CascadeGate:
-    """Local gate first; the LLM gate only when the local probability is unsure."""
+    """Local gate first; the LLM's vote is added where measurement says it helps."""
 
     name = "cascade"
 
@@ -20,27 +28,34 @@ class CascadeGate:
         self,
         local: LocalGate,
         llm: Gate,
+        trust: LlmTrust | None = None,
+        *,
         low: float | None = None,
         high: float | None = None,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.local = local
         self.llm = llm
-        self._low = low
+        self.trust = trust or LlmTrust("unmeasured")
+        self._low = low  # an explicit band [low, high) of P(retrieve), for tests and sweeps
         self._high = high
         self._clock = clock
-        self.llm_calls = 0  # how many decisions were handed to the LLM, for reports
+        self.llm_calls = 0  # how many decisions asked the LLM, for reports
 
-    @property
-    def band(self) -> tuple[float, float]:
-        """The unsure band [low, high) of P(retrieve) that goes to the LLM."""
-        weights = self.local.weights
-        low = weights.cascade_low if self._low is None else self._low
-        high = weights.cascade_high if self._high is None else self._high
-        return low, high
+    def band(self, p: float) -> bool:
+        """True when the local probability `p` is unsure enough to ask the LLM."""
+        if not self.trust.asks_llm:
+            return False
+        if self._low is not None or self._high is not None or self.trust.band is None:
+            # Given, or unmeasured: the local gate's own unsure band from its training.
+            weights = self.local.weights
+            low = weights.cascade_low if self._low is None else self._low
+            high = weights.cascade_high if self._high is None else self._high
+            return low <= p < high
+        return abs(logit(p) - logit(self.local.threshold)) < self.trust.band
 
     def decide(self, message: str) -> GateDecision:
-        """Decide locally when sure; otherwise return the LLM's decision (it fails open).
+        """Decide locally when sure; otherwise add the LLM's vote (a failing LLM retrieves).
 
         elapsed_ms is the whole decision, local and LLM; model_ms only the LLM's part, so
         the turn does not count the local gate's own time as time spent in a model.
@@ -49,16 +64,29 @@ class CascadeGate:
             return empty_decision(self.name)
         started = self._clock()
         local = self.local.decide(message)
-        low, high = self.band
         p = local.confidence if local.confidence is not None else 0.5
         # An explicit memory reference already retrieves: nothing for the LLM to settle.
-        if low <= p < high and not explicit_memory_reference(gate_text(message)):
-            self.llm_calls += 1
-            asked = self.llm.decide(message)
-            return replace(
-                asked,
-                gate=self.name,
-                confidence=p,
-                elapsed_ms=(self._clock() - started) * 1000.0,
-            )
-        return replace(local, gate=self.name, elapsed_ms=(self._clock() - started) * 1000.0)
+        if not self.band(p) or explicit_memory_reference(gate_text(message)):
+            return replace(local, gate=self.name, elapsed_ms=(self._clock() - started) * 1e3)
+        self.llm_calls += 1
+        asked = self.llm.decide(message)
+        elapsed = (self._clock() - started) * 1000.0
+        if asked.failed_open:
+            return replace(asked, gate=self.name, confidence=p, elapsed_ms=elapsed)
+        margin = logit(p) - logit(self.local.threshold)
+        vote = self.trust.weight * self.trust.llm_margin(asked.retrieve, asked.confidence)
+        retrieve = margin + vote >= 0
+        # The side that carried the decision gives its words; the method says which it was.
+        chosen = local if retrieve == local.retrieve else asked
+        return replace(
+            chosen,
+            retrieve=retrieve,
+            query=chosen.query or (local.query if retrieve else ""),
+            gate=self.name,
+            confidence=p,
+            elapsed_ms=elapsed,
+            called_model=True,
+            model_ms=asked.model_ms,
+            input_tokens=asked.input_tokens,
+            output_tokens=asked.output_tokens,
+        )

@@ -1,0 +1,212 @@
+"""Measure how far the built-in model's LLM gate can be trusted, and file it per model.
+
+    python -m bench.calibrate_llm_gate [--url http://127.0.0.1:PORT] [--sets fresh2,...]
+
+On held-out messages (our dev sets: never trained on, already read), it asks the model
+for P(retrieve) through the native gate's yes-no style and fits, in this order:
+1. the LLM gate's threshold on P(true): the one with the best accuracy on a random sample;
+2. the cascade's trust: among bands (in logits of the local gate's threshold) and weights
+   of the LLM's vote, the pair with the most net right flips over the local gate alone,
+   and no loss of recall. None that gains: weight 0, so the cascade never asks the LLM.
+The result goes to assistant/data/llm_trust.json under the model's file name, with the
+held-out scores the sidebar quotes. The unseen sets are scored by `make bench`, not here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from assistant.eval.gate_eval import Row, read_rows, score
+from assistant.llm_trust import LlmTrust, logit, save_trust
+from bench.gate_report import DATA_DIR
+
+DEV_SETS = ("fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7")
+WIDEST_BAND = 3.0  # logits either side of the local threshold that are asked at all
+BANDS = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0)
+WEIGHTS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 1e6)
+MIN_NET_GAIN = 2  # right flips minus wrong flips on the dev band, to trust the LLM at all
+SEED = 21
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One held-out message: its label, the local gate's P and margin, the LLM's P(true)."""
+
+    label: bool
+    p_local: float
+    margin: float  # logit(p_local) - logit(local threshold)
+    local_retrieves: bool
+    p_llm: float | None
+    ms: float
+
+
+def flips(
+    rows: list[Asked], band: float, weight: float, threshold: float
+) -> tuple[int, int, int, int]:
+    """(right, wrong, positives won, positives lost): the combined vote against local alone."""
+    right = wrong = won = lost = 0
+    for r in rows:
+        if r.p_llm is None or abs(r.margin) >= band:
+            continue
+        combined = r.margin + weight * (logit(r.p_llm) - logit(threshold)) >= 0
+        if combined == r.local_retrieves:
+            continue
+        if combined == r.label:
+            right += 1
+            won += r.label  # a needed memory the local gate skipped
+        else:
+            wrong += 1
+            lost += r.label  # a needed memory the cascade now skips
+    return right, wrong, won, lost
+
+
+def fit_threshold(sample: list[Asked]) -> float:
+    """The P(true) threshold with the best accuracy on the sample (ties: the lower one)."""
+    best, best_acc = 0.5, -1.0
+    for t in [i / 100 for i in range(5, 96)]:
+        acc = statistics.mean((r.p_llm or 0.0) >= t == r.label for r in sample)
+        if acc > best_acc + 1e-9:
+            best, best_acc = t, acc
+    return best
+
+
+def fit_trust(band_rows: list[Asked], threshold: float) -> tuple[float, float, dict[str, Any]]:
+    """(band, weight, what was tried): the best net gain, or (0, 0) when none gains."""
+    tried: dict[str, Any] = {}
+    best = (0.0, 0.0, 0)
+    for band in BANDS:
+        for weight in WEIGHTS:
+            right, wrong, won, lost = flips(band_rows, band, weight, threshold)
+            net = right - wrong
+            tried[f"band {band} weight {weight:g}"] = {"right": right, "wrong": wrong}
+            # Recall must not drop: every needed memory lost must be won back elsewhere.
+            if net >= MIN_NET_GAIN and won >= lost and net > best[2]:
+                best = (band, weight, net)
+    return best[0], best[1], tried
+
+
+def ask_all(url: str, rows: list[Row], local: Any, cache: dict[str, Any]) -> list[Asked]:
+    """The local gate's view of every row, and the LLM's P(true) (from `cache` if there)."""
+    from assistant.native_gate import NativeLlamaGate
+
+    gate = NativeLlamaGate(url, timeout=60.0, style="yes-no")
+    gate.warm()
+    p_local = local.probabilities([r.message for r in rows])
+    decided = local.retrieves([r.message for r in rows])
+    out = []
+    for i, (row, p) in enumerate(zip(rows, p_local, strict=True)):
+        margin = logit(float(p)) - logit(local.threshold)
+        if row.message not in cache:
+            decision = gate.decide(row.message)
+            cache[row.message] = {"p": decision.confidence, "ms": decision.elapsed_ms}
+        seen = cache[row.message]
+        out.append(Asked(row.retrieve, float(p), margin, bool(decided[i]), seen["p"], seen["ms"]))
+        if (i + 1) % 25 == 0:
+            print(f"  asked {i + 1}/{len(rows)}", file=sys.stderr)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Fit and save the trust for the model behind --url (or the built-in one)."""
+    parser = argparse.ArgumentParser(prog="python -m bench.calibrate_llm_gate", description=__doc__)
+    parser.add_argument("--url", help="a running llama.cpp server (default: start the built-in)")
+    parser.add_argument("--model-key", help="file the result under this name")
+    parser.add_argument("--sets", default=",".join(DEV_SETS))
+    parser.add_argument("--sample", type=int, default=360, help="random rows for the threshold")
+    parser.add_argument(
+        "--cache", type=Path, help="JSON of answers already asked (read, then written)"
+    )
+    args = parser.parse_args(argv)
+    from assistant.config import Settings
+    from assistant.local_gate import shared_local_gate
+
+    settings = Settings.from_env()
+    local_model = None
+    url = args.url
+    if url is None:
+        from assistant.factory import start_local_model
+
+        settings, local_model = start_local_model(settings)
+        if not local_model.wait_ready().ready:
+            print(f"error: the local model did not start: {local_model.status.error}")
+            return 2
+        url = settings.native_url
+    else:
+        settings = settings.with_(native_url=url)
+    key = args.model_key or settings.gate_model_key
+    local = shared_local_gate()
+    rows = [
+        row
+        for name in args.sets.split(",")
+        for row in read_rows(DATA_DIR / f"gate_{name}_test.jsonl")[0]
+    ]
+    p_local = local.probabilities([r.message for r in rows])
+    rng = random.Random(SEED)
+    sample_idx = set(rng.sample(range(len(rows)), min(args.sample, len(rows))))
+    wanted = [
+        r
+        for i, (r, p) in enumerate(zip(rows, p_local, strict=True))
+        if i in sample_idx or abs(logit(float(p)) - logit(local.threshold)) < WIDEST_BAND
+    ]
+    print(f"asking the model about {len(wanted)} held-out messages", file=sys.stderr)
+    cache = json.loads(args.cache.read_text()) if args.cache and args.cache.exists() else {}
+    try:
+        asked = ask_all(url, wanted, local, cache)
+    finally:
+        if local_model is not None:
+            local_model.stop()
+        if args.cache:
+            args.cache.write_text(json.dumps(cache))
+    by_message = dict(zip([r.message for r in wanted], asked, strict=True))
+    sample = [by_message[rows[i].message] for i in sorted(sample_idx)]
+    band_rows = [a for a in asked if abs(a.margin) < WIDEST_BAND]
+    threshold = fit_threshold(sample)
+    band, weight, tried = fit_trust(band_rows, threshold)
+    labels = [a.label for a in sample]
+    llm_scores = score(
+        labels, [(a.p_llm or 0) >= threshold for a in sample], [a.ms for a in sample]
+    )
+    local_scores = score(labels, [a.local_retrieves for a in sample], [0.0] * len(sample))
+    cascade_pred = []
+    for a in sample:
+        vote = a.margin + weight * (logit(a.p_llm or 0.5) - logit(threshold))
+        cascade_pred.append(vote >= 0 if abs(a.margin) < band else a.local_retrieves)
+    cascade_scores = score(labels, cascade_pred, [0.0] * len(sample))
+    right, wrong, _won, _lost = flips(band_rows, band, weight, threshold)
+    trust = LlmTrust(
+        model=key,
+        measured=True,
+        style="yes-no",
+        threshold=threshold,
+        weight=weight,
+        band=band,
+        scores={
+            "llm": llm_scores,
+            "local": local_scores,
+            "cascade": {**cascade_scores, "p50_ms": local_scores["p50_ms"]},
+            "dev": {
+                "sets": args.sets,
+                "band_rows": len(band_rows),
+                "flips_right": right,
+                "flips_wrong": wrong,
+                "tried": tried,
+            },  # fmt: skip
+        },
+    )
+    save_trust(trust)
+    print(f"{key}: threshold {threshold}, band {band}, weight {weight:g}")
+    print(f"  llm on {len(sample)} dev messages: {llm_scores}")
+    print(f"  local on the same: {local_scores}")
+    print(f"  cascade flips on the dev band ({len(band_rows)}): right {right}, wrong {wrong}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
