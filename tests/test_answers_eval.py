@@ -172,6 +172,7 @@ HAVE_RUNTIME = importlib.util.find_spec("xllamacpp") is not None
 
 
 @pytest.mark.local_model
+@pytest.mark.timeout(600)  # a shared 2-core machine can make the 135M model slow
 @pytest.mark.skipif(
     not (SMALL and HAVE_RUNTIME) and os.environ.get("MEMGATE_REQUIRE_LOCAL_MODEL") != "1",
     reason="xllamacpp and the SmolLM2 test model are not installed",
@@ -200,9 +201,9 @@ def test_cli_end_to_end_on_the_small_model(tmp_path: Path) -> None:
     env.update(MEMGATE_LOCAL_MODEL=str(SMALL), MEMGATE_MODEL_CACHE=str(tmp_path / "cache"))
     done = subprocess.run(
         [sys.executable, "-m", "assistant.eval", "answers", "--memories", str(memories),
-         "--questions", str(questions), "--modes", "never,always", "--max-tokens", "16",
+         "--questions", str(questions), "--modes", "never,always", "--max-tokens", "8",
          "--json", "--rows", str(rows_path)],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=280,
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=580,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads(done.stdout)

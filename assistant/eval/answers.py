@@ -305,6 +305,7 @@ def run_questions(
     questions: Sequence[Question],
     terms: MemoryTerms,
     progress: Callable[[str], None] | None = None,
+    on_row: Callable[[Row], None] | None = None,
 ) -> list[Row]:
     """Every question through every mode's pipeline, scored; modes rotate who goes first."""
     modes = list(pipelines)
@@ -322,6 +323,8 @@ def run_questions(
                 row.leaked = hurt.damaged
                 row.leak_terms = [*hurt.terms, *hurt.phrases, *hurt.about_you]
             rows.append(row)
+            if on_row is not None:
+                on_row(row)
         if progress is not None:
             secs = time.perf_counter() - started
             left = secs / (i + 1) * (len(questions) - i - 1)
@@ -395,6 +398,7 @@ def evaluate(
     min_similarity: float | None = None,
     max_tokens: int = DEFAULT_MAX_TOKENS,
     progress: Callable[[str], None] | None = None,
+    on_row: Callable[[Row], None] | None = None,
 ) -> tuple[dict[str, dict[str, Any]], list[Row]]:
     """Load the memories into a fresh store, run every question in every mode, and score."""
     from memory.records import Memory
@@ -409,7 +413,7 @@ def evaluate(
             # One untimed turn first: the model's own first-use costs belong to no mode.
             next(iter(pipelines.values())).respond("Hello!")
             terms = MemoryTerms.of(text for _, text in memories)
-            rows = run_questions(pipelines, questions, terms, progress)
+            rows = run_questions(pipelines, questions, terms, progress, on_row)
         finally:
             store.close()
             release_folder(tmp)
@@ -491,6 +495,8 @@ def run(args: argparse.Namespace) -> int:
             raise DataError("give --memories and --questions, or --locomo")
         if not questions:
             raise DataError("no questions to ask")
+        # Rows are written as they come: a long run stopped halfway keeps what it measured.
+        rows_file = open(args.rows, "w", encoding="utf-8") if args.rows else None  # noqa: SIM115
     except (OSError, ValueError, KeyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -498,14 +504,22 @@ def run(args: argparse.Namespace) -> int:
         model = start_model()
     except (DataError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        if rows_file is not None:
+            rows_file.close()
         return 2
     print(
         f"{len(questions)} questions x {len(modes)} modes on {model.model}, "
         f"{len(memories)} memories",
         file=sys.stderr,
     )
+
+    def write_row(row: Row) -> None:
+        if rows_file is not None:
+            rows_file.write(json.dumps(asdict(row), ensure_ascii=False) + "\n")
+            rows_file.flush()
+
     try:
-        summary, rows = evaluate(
+        summary, _rows = evaluate(
             memories,
             questions,
             modes,
@@ -516,9 +530,12 @@ def run(args: argparse.Namespace) -> int:
             else model.settings.min_similarity,
             max_tokens=args.max_tokens,
             progress=lambda line: print(line, file=sys.stderr, flush=True),
+            on_row=write_row,
         )
     finally:
         model.close()
+        if rows_file is not None:
+            rows_file.close()
     result = {
         "model": model.model,
         "endpoint": model.endpoint,
@@ -528,9 +545,5 @@ def run(args: argparse.Namespace) -> int:
         "k": args.k,
         "modes": summary,
     }
-    if args.rows:
-        with open(args.rows, "w", encoding="utf-8") as f:
-            for row in rows:
-                f.write(json.dumps(asdict(row), ensure_ascii=False) + "\n")
     print(json.dumps(result) if args.json else _table(result))
     return 0
