@@ -187,6 +187,9 @@ def render_details(turn: Turn) -> None:
             st.markdown("\n".join(render_memory_line(m) for m in turn.memories))
         elif turn.decision.retrieve:
             st.caption("Searched: nothing scored above the relevance cut-off.")
+        if turn.capture is not None and turn.capture.dropped:
+            st.markdown("**Suggested by the capture model, not saved** (not in your words)")
+            st.markdown("\n".join(f"- {as_text(fact)}" for fact in turn.capture.dropped))
         t, u = turn.timings, turn.usage
         stages = {
             "gate": fmt_ms(t.gate_ms),
@@ -257,14 +260,31 @@ def render_compare(gated: Turn, always: Turn, assistant: Assistant) -> None:
         render_answer(gated, assistant, show_capture=False)
     with right:
         st.markdown("##### always retrieve")
+        if always.memories and not gated.decision.retrieve:
+            n = len(always.memories)
+            st.caption(
+                f":material/input: {n} {'memory' if n == 1 else 'memories'} went in here "
+                "that the gate skipped"
+            )
         render_answer(always, assistant, show_capture=False)
-    extra = always.usage.memory_tokens - gated.usage.memory_tokens
-    delta = always.timings.total_ms - gated.timings.total_ms
-    st.caption(
-        f"always-retrieve vs gated: {extra:+,} memory tokens in the prompt, "
-        f"{delta:+,.0f} ms per turn"
-    )
+    st.caption(as_text(compare_line(gated, always)))
     render_capture(gated, assistant)
+
+
+def compare_line(gated: Turn, always: Turn) -> str:
+    """What the twins measured: first token and memory tokens sent, and which ran first.
+
+    The second run of a pair reuses what the first warmed (llama.cpp's prompt cache, the
+    model's first-use costs), so the order alternates between exchanges and is said here:
+    a difference in one exchange can be the order, not the gate.
+    """
+    first = "gated" if gated.id < always.id else "always-retrieve"
+    return (
+        f"first token: gated {fmt_ms(gated.timings.first_token_ms)}, always-retrieve "
+        f"{fmt_ms(always.timings.first_token_ms)} · memory tokens sent: gated "
+        f"~{gated.usage.memory_tokens:,}, always-retrieve ~{always.usage.memory_tokens:,} · "
+        f"{first} ran first (the order alternates; the second reuses the first's warm cache)"
+    )
 
 
 def render_history(assistant: Assistant) -> None:
@@ -322,10 +342,17 @@ def run_turn(
             with slot.container():
                 if compare:
                     left, right = st.columns(2, gap="medium")
-                    with left:
-                        gated = live_respond(assistant, message, gate_mode, "gated")
-                    with right:
-                        always = live_respond(assistant, message, "always", "always")
+                    # Alternate which twin runs first: the second gets a warm cache.
+                    if sum(t.variant == "always" for t in turns()) % 2:
+                        with right:
+                            always = live_respond(assistant, message, "always", "always")
+                        with left:
+                            gated = live_respond(assistant, message, gate_mode, "gated")
+                    else:
+                        with left:
+                            gated = live_respond(assistant, message, gate_mode, "gated")
+                        with right:
+                            always = live_respond(assistant, message, "always", "always")
                 else:
                     gated, always = live_respond(assistant, message, gate_mode, "gated"), None
             if capture:  # after the reply is on screen, so capture never delays it

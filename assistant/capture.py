@@ -92,7 +92,11 @@ class CaptureResult:
         """A one-line account for the UI, e.g. "saved: I'm meeting Alex on Friday"."""
         parts = [f"saved: {fact}" for fact in self.saved]
         parts += [f"already known: {fact}" for fact in self.known]
-        parts += [f"not saved, not in your words: {fact}" for fact in self.dropped]
+        if self.dropped:
+            # A model's invented "fact" is not shown beside the reply (it reads as if the
+            # assistant said it): only a count here; the details list the texts.
+            n = len(self.dropped)
+            parts.append(f"{n} {'suggestion' if n == 1 else 'suggestions'} not saved")
         if self.error:
             parts.append(f"capture problem: {self.error}")
         return " · ".join(parts)
@@ -118,17 +122,36 @@ def rule_facts(message: str) -> list[str]:
     return []
 
 
+_MARKUP = re.compile(r"<[^>]*>|\]\([^)]*\)|https?://\S+|[*_`#>\[\]|~]+")
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
+_LETTER_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+_PERSONAL = re.compile(
+    r"\b(?:i|i'm|im|i've|i'll|i'd|me|my|mine|we|we're|we've|we'll|our|us)\b|\b[A-Z][a-z]+'s\b",
+    re.IGNORECASE,
+)
+
+
 def might_hold_a_fact(message: str) -> bool:
-    """Cheap pre-check so pure questions don't cost a model call."""
-    text = message.strip()
+    """Cheap pre-check so only a message that states something costs a model call.
+
+    A statement is a sentence that is not a question or a request, with three words or
+    more, that speaks of the user or someone's ("I", "my", "we", "Jordan's"). Markup,
+    links and code marks are not words: a message of pure markup states nothing.
+    """
+    text = _MARKUP.sub(" ", message).strip()
     if not text:
         return False
-    several = re.search(r"[.!?]\s", text) is not None  # "I moved to Oslo. Any tips?"
     if _REMEMBER.match(text):
         return True
-    if _ASKS.match(text) and not several:
-        return False
-    return not (text.endswith("?") and not several)
+    for sentence in _SENTENCES.split(text):
+        sentence = sentence.strip()
+        if len(_LETTER_WORD.findall(sentence)) < 3 or sentence.endswith("?"):
+            continue
+        if _ASKS.match(sentence) or _REQUEST.search(sentence) or _NOT_A_FACT.match(sentence):
+            continue
+        if _PERSONAL.search(sentence):
+            return True
+    return False
 
 
 def _content_words(text: str) -> set[str]:

@@ -291,6 +291,31 @@ def test_compare_mode_renders_two_answers_side_by_side(app: AppTest) -> None:
     assert "| gate | search" in "\n".join(m.value for m in right.expander[0].markdown)
     stats = "\n".join(m.value for m in app.sidebar.markdown)
     assert "**1** turn ·" in stats  # the twin is not a second turn
+    # The twins' line compares first tokens, says what each sent and which ran first.
+    line = bubble.caption[-1].value.replace("\\", "")  # markdown escapes off
+    assert "first token: gated" in line and "gated ran first" in line
+    assert f"always-retrieve ~{always.usage.memory_tokens}" in line
+
+
+def test_compare_mode_says_what_went_in_that_the_gate_skipped(app: AppTest) -> None:
+    app.segmented_control(key="gate_mode").set_value("never").run()
+    app.toggle(key="compare").set_value(True).run()
+    send(app, "When am I meeting Alex?")
+    gated, always = turns(app)
+    assert not gated.decision.retrieve and always.memories
+    right = assistant_messages(app)[0].columns[1]
+    assert any("went in here that the gate skipped" in c.value for c in right.caption)
+
+
+def test_compare_mode_alternates_which_twin_runs_first(app: AppTest) -> None:
+    app.toggle(key="compare").set_value(True).run()
+    send(app, "What's 2+2?")
+    send(app, "Tell me a joke")
+    first_gated, first_always, second_gated, second_always = turns(app)
+    assert first_gated.id < first_always.id  # gated ran first in the first exchange
+    assert second_always.id < second_gated.id  # and second in the next
+    line = assistant_messages(app)[1].caption[-1].value.replace("\\", "")
+    assert "always-retrieve ran first" in line
 
 
 def test_compare_mode_captures_once(online_app: AppTest, fake_api: FakeAnthropicServer) -> None:

@@ -60,6 +60,21 @@ def test_a_request_costs_no_capture_call() -> None:
     assert not might_hold_a_fact("Tell me a joke")
     assert not might_hold_a_fact("Write a haiku about rain")
     assert might_hold_a_fact("I moved to Oslo. Any tips?")  # a statement, then a question
+    assert might_hold_a_fact("Jordan's birthday is March 3.")
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "<img src=x onerror=alert(1)> **bold** [link](http://127.0.0.1:9/x)",
+        "```",
+        "thanks!",
+        "The weather is nice today.",
+        "What's 15 times 12?",
+    ],
+)
+def test_a_message_that_states_nothing_about_the_user_costs_no_capture_call(message):
+    assert not might_hold_a_fact(message)
 
 
 def test_a_model_fact_the_user_never_stated_is_dropped_and_shown(
@@ -79,4 +94,6 @@ def test_a_model_fact_the_user_never_stated_is_dropped_and_shown(
         "I have three cats named Tom, Ada and Rex",
     )
     assert [m.text for m in store.list()] == ["I love jokes"]
-    assert "not saved, not in your words" in result.summary
+    # Beside the reply only a count: an invented "fact" there reads as if the assistant said it.
+    assert "2 suggestions not saved" in result.summary
+    assert "three cats" not in result.summary
