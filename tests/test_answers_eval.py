@@ -109,6 +109,8 @@ def test_locomo_keeps_answerable_questions(tmp_path: Path) -> None:
             "qa": [
                 {"question": "What does Ann do?", "answer": "paint", "category": 4},
                 {"question": "Why?", "adversarial_answer": "x", "category": 5},
+                {"question": "Does Ann paint?", "answer": "yes", "category": 4},
+                {"question": "When?", "answer": "May", "category": 2},
             ],
         }
     }
@@ -116,7 +118,10 @@ def test_locomo_keeps_answerable_questions(tmp_path: Path) -> None:
     path.write_text(json.dumps(conv), encoding="utf-8")
     memories, questions = read_locomo(path)
     assert memories == [("D1:1", "Ann: I paint. (1:56 pm on 8 May, 2023)")]
-    assert questions == [Question("What does Ann do?", ("paint",), True, "single-hop", category=4)]
+    assert [q.question for q in questions] == ["What does Ann do?", "Does Ann paint?", "When?"]
+    assert questions[0] == Question("What does Ann do?", ("paint",), True, "single-hop", category=4)
+    # a limit takes the categories in turn, so a short run keeps their mix
+    assert [q.question for q in read_locomo(path, 2)[1]] == ["When?", "What does Ann do?"]
 
 
 def test_summary_figures() -> None:

@@ -153,7 +153,16 @@ def read_locomo(
         for qa in conv["qa"]
         if int(qa.get("category", 5)) in LOCOMO_CATEGORIES and "answer" in qa
     ]
-    return memories, questions[:limit] if limit else questions
+    if limit and limit < len(questions):
+        # Round-robin over the categories, in file order: a short run keeps their mix.
+        queues = {c: [q for q in questions if q.category == c] for c in LOCOMO_CATEGORIES}
+        picked: list[Question] = []
+        while len(picked) < limit:
+            for queue in queues.values():
+                if queue and len(picked) < limit:
+                    picked.append(queue.pop(0))
+        questions = picked
+    return memories, questions
 
 
 def balanced(questions: Sequence[Question], limit: int | None) -> list[Question]:
@@ -436,7 +445,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"(default path {DEFAULT_LOCOMO})",
     )
     parser.add_argument(
-        "--limit", type=int, help="ask only N questions (half of each kind, in file order)"
+        "--limit",
+        type=int,
+        help="ask only N questions (half of each kind; LoCoMo: its categories in turn)",
     )
     parser.add_argument(
         "--modes",
