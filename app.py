@@ -495,8 +495,11 @@ def render_controls(assistant: Assistant) -> tuple[str, bool, bool]:
     )
     if assistant.offline:
         st.caption("llm and cascade need a model.")
-    elif assistant.local is not None:
-        st.caption("local is the default: on this small local model it beats llm (README).")
+    else:
+        # What llm and cascade scored with this very model, from its measurement file:
+        # never prose that goes stale when the model or the gate changes.
+        trust = assistant.llm_trust()
+        st.caption(as_text(trust.summary("llm")) + "  \n" + as_text(trust.summary("cascade")))
     capture = st.toggle(
         "Capture new facts",
         value=assistant.settings.capture,

@@ -18,6 +18,7 @@ from assistant.respond import ModelResponder
 from memory.store import MemoryStore
 
 if TYPE_CHECKING:
+    from assistant.llm_trust import LlmTrust
     from assistant.local_model import LocalModel, ModelStatus
 
 _log = logging.getLogger(__name__)
@@ -85,6 +86,12 @@ class Assistant:
             return False
         self.use_offline(f"the local model could not start: {status.error}")
         return True
+
+    def llm_trust(self) -> LlmTrust:
+        """What the LLM gate of this configuration's model was measured to be worth."""
+        from assistant.llm_trust import load_trust
+
+        return load_trust(self.settings.gate_model_key)
 
     def warm_llm_gate(self) -> None:
         """Have the model read the LLM gate's prompt once, so its first decision is not cold."""

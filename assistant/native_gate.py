@@ -244,6 +244,7 @@ class NativeLlamaGate:
                 retrieve, query, reason = parse_gate_reply(
                     PREFILL + str(reply.get("content", "")), prompt_message
                 )
+                query = query if retrieve else ""  # the grammar writes no query for a skip
         except GateReplyError as exc:
             return done(True, prompt_message, str(exc), Method.FAILED_OPEN)
         except TimeoutError:

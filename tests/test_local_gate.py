@@ -402,3 +402,77 @@ def test_cascade_empty_input_never_calls(local, fake_api, sdk_client):
 def test_default_band_comes_from_the_weights(local):
     cascade = CascadeGate(local, LlmGate(object(), "m", max_retries=None))
     assert cascade.band == (local.weights.cascade_low, local.weights.cascade_high)
+
+
+# --- the cascade's measured trust (issue 21) --------------------------------------------
+
+
+class ScriptedLlm:
+    """An in-process LLM gate that answers every message with one P(true), and counts calls."""
+
+    name = "llm"
+
+    def __init__(self, p_true: float) -> None:
+        self.p_true = p_true
+        self.calls: list[str] = []
+
+    def decide(self, message: str):  # noqa: ANN201 - a GateDecision
+        from assistant.gate import GateDecision
+
+        self.calls.append(message)
+        retrieve = self.p_true >= 0.5
+        return GateDecision(
+            retrieve, "q" if retrieve else "", "model says", Method.MODEL, confidence=self.p_true
+        )
+
+
+UNSURE_SKIP = "Any tips for training a new puppy?"  # the local gate skips it, close to the line
+
+
+def _trust(**changes: float):  # noqa: ANN202
+    from assistant.llm_trust import LlmTrust
+
+    return LlmTrust("test-model", measured=True, style="yes-no", threshold=0.5, **changes)
+
+
+def test_a_cascade_whose_llm_was_measured_useless_never_asks_it(local) -> None:
+    llm = ScriptedLlm(0.99)
+    cascade = CascadeGate(local, llm, _trust(weight=0.0, band=0.0))
+    for message in (UNSURE_SKIP, "what's 2+2", "when am I meeting Alex?"):
+        assert cascade.decide(message).retrieve == local.decide(message).retrieve
+    assert llm.calls == [] and cascade.llm_calls == 0
+
+
+def test_the_llm_vote_counts_by_its_measured_weight(local) -> None:
+    p = local.probability(UNSURE_SKIP)
+    from assistant.llm_trust import logit
+
+    margin = logit(p) - logit(local.threshold)
+    assert -3 < margin < 0, "UNSURE_SKIP needs to sit just under the local threshold"
+    # A sure LLM with a full weight overturns the local skip...
+    heavy = CascadeGate(local, ScriptedLlm(0.999), _trust(weight=1.0, band=3.0))
+    decision = heavy.decide(UNSURE_SKIP)
+    assert decision.retrieve and decision.method is Method.MODEL and decision.called_model
+    # ...a weight too small to cover the margin leaves the local decision and its words.
+    light = CascadeGate(local, ScriptedLlm(0.999), _trust(weight=0.01, band=3.0))
+    decision = light.decide(UNSURE_SKIP)
+    assert not decision.retrieve and decision.method is Method.LOCAL
+    assert decision.called_model  # it was asked, and the badge's timing says so
+    # Outside the measured band the LLM is not asked at all.
+    narrow = CascadeGate(local, ScriptedLlm(0.999), _trust(weight=1.0, band=abs(margin) / 2))
+    assert not narrow.decide(UNSURE_SKIP).retrieve and narrow.llm_calls == 0
+
+
+def test_trust_is_filed_per_model_and_quoted_from_its_measurement(tmp_path) -> None:
+    from assistant.llm_trust import LlmTrust, load_trust, save_trust
+
+    path = tmp_path / "trust.json"
+    assert not load_trust("some-model", path).measured
+    assert load_trust("some-model", path).summary("llm") == "llm: not measured with this model"
+    scores = {"llm": {"accuracy": 0.71, "recall": 0.8, "p50_ms": 412.0, "n": 360}}
+    save_trust(LlmTrust("m.gguf", True, "yes-no", 0.35, 0.0, 0.0, scores), path)
+    trust = load_trust("m.gguf", path)
+    assert (trust.threshold, trust.asks_llm) == (0.35, False)
+    assert trust.summary("llm") == (
+        "llm: accuracy 0.71, recall 0.80, p50 412 ms on 360 held-out messages"
+    )

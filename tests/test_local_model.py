@@ -365,3 +365,83 @@ def test_the_default_model_answers_the_hero_prompt_from_memory(
         assert "Thursday" in turn.reply or "Nopa" in turn.reply, turn.reply
     finally:
         model.stop()
+
+
+# ---- the LLM gate through llama.cpp's native endpoint (issue 21) ----------------------
+
+
+NATIVE_MESSAGES = (
+    "What did I say about my sister?",
+    "What's the capital of Peru?",
+    "When is my dentist appointment?",
+    "Write a haiku about rain.",
+)
+
+
+def test_the_grammar_makes_even_the_135m_model_write_a_valid_short_decision(
+    server: LocalModel,
+) -> None:
+    from assistant.native_gate import NO_REASONS, QUERY_CHARS, YES_REASONS, NativeLlamaGate
+
+    # The same model never writes the gate's JSON when asked through /v1/messages (above).
+    gate = NativeLlamaGate(server.base_url, timeout=120.0, style="json")
+    for message in NATIVE_MESSAGES:
+        decision = gate.decide(message)
+        assert decision.method is Method.MODEL, decision.reason
+        assert decision.reason in (YES_REASONS if decision.retrieve else NO_REASONS)
+        assert len(decision.badge_reason.split()) <= 4  # a label, never a sentence
+        assert (0 < len(decision.query) <= QUERY_CHARS) if decision.retrieve else not decision.query
+        assert decision.confidence is not None and 0.0 <= decision.confidence <= 1.0
+
+
+def test_the_yes_no_gate_reads_its_decision_from_the_token_probabilities(
+    server: LocalModel,
+) -> None:
+    from assistant.native_gate import NativeLlamaGate
+
+    gate = NativeLlamaGate(server.base_url, timeout=60.0, style="yes-no")
+    gate.warm()
+    for message in NATIVE_MESSAGES:
+        decision = gate.decide(message)
+        assert decision.method is Method.MODEL and decision.output_tokens == 1
+        p = decision.confidence
+        assert p is not None and decision.retrieve == (p >= gate.threshold)
+        assert decision.reason.endswith(f"p={p:.2f}")
+        assert decision.query if decision.retrieve else decision.query == ""
+
+
+@pytest.mark.parametrize(("threshold", "retrieves"), [(0.001, True), (0.999, False)])
+def test_the_threshold_moves_the_whole_json_decision(
+    server: LocalModel, threshold: float, retrieves: bool
+) -> None:
+    from assistant.native_gate import NativeLlamaGate
+
+    # A logit bias on " true" sets where greedy decoding says yes: at the extremes every
+    # message goes one way, and the JSON written after it follows.
+    gate = NativeLlamaGate(server.base_url, timeout=60.0, style="json", threshold=threshold)
+    assert {gate.decide(m).retrieve for m in NATIVE_MESSAGES} == {retrieves}
+
+
+def test_the_native_gate_fails_open_when_the_server_is_gone(tmp_path: Path) -> None:
+    from assistant.native_gate import NativeLlamaGate
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # nothing listens here once the socket closes
+    decision = NativeLlamaGate(f"http://127.0.0.1:{port}", timeout=2.0).decide("hi there, Sam?")
+    assert decision.retrieve and decision.method is Method.FAILED_OPEN
+    assert "URLError" in decision.reason or "ConnectionRefused" in decision.reason
+
+
+def test_the_model_reads_the_gate_prompt_as_soon_as_it_is_ready(tmp_path: Path) -> None:
+    model = LocalModel(str(SMALL), log_path=tmp_path / "server.log")
+    warmed: list[str] = []
+    model.on_ready(lambda: warmed.append(model.status.state))
+    try:
+        assert model.start().wait_ready().ready
+        # Called before waiters are released, so the first decision finds a warm cache.
+        assert warmed == ["ready"]
+        model.on_ready(lambda: warmed.append("late"))  # already ready: called at once
+        assert warmed == ["ready", "late"]
+    finally:
+        model.stop()

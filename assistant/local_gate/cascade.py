@@ -76,8 +76,9 @@ class CascadeGate:
         margin = logit(p) - logit(self.local.threshold)
         vote = self.trust.weight * self.trust.llm_margin(asked.retrieve, asked.confidence)
         retrieve = margin + vote >= 0
-        # The side that carried the decision gives its words; the method says which it was.
-        chosen = local if retrieve == local.retrieve else asked
+        # The LLM was asked: its words stand when its answer stands; when its vote was
+        # outweighed, the local gate's do. The method says which it was.
+        chosen = asked if retrieve == asked.retrieve else local
         return replace(
             chosen,
             retrieve=retrieve,
