@@ -16,6 +16,7 @@ from assistant.capture import Capturer, CaptureResult
 from assistant.gate import Gate, GateDecision, failed_open_decision
 from assistant.llm import describe_error
 from assistant.respond import HistoryItem, Lookup, Responder, TextCallback
+from memory.injection import instruction_flag, reply_follows
 from memory.records import Memory
 
 if TYPE_CHECKING:  # the store imports Chroma; the pipeline only needs its type here
@@ -31,6 +32,21 @@ def lookup_of(retrieve: bool, search_error: str | None) -> Lookup:
     if not retrieve:
         return Lookup.SKIPPED
     return Lookup.FAILED if search_error else Lookup.SEARCHED
+
+
+def screen(memories: Sequence[Memory]) -> tuple[tuple[Memory, ...], tuple[Memory, ...]]:
+    """(memories the reply may use, memories withheld because they read like instructions)."""
+    # The flag was set when the memory was written; the text is checked again so that
+    # memories stored before the check existed (or imported by older versions) are covered.
+    used: list[Memory] = []
+    withheld: list[Memory] = []
+    for m in memories:
+        flag = m.flag or instruction_flag(m.text)
+        if flag:
+            withheld.append(replace(m, flag=flag))
+        else:
+            used.append(m)
+    return tuple(used), tuple(withheld)
 
 
 def estimate_tokens(text: str) -> int:
@@ -79,6 +95,8 @@ class Turn:
     message: str
     decision: GateDecision
     memories: tuple[Memory, ...] = ()
+    # Found by the search but kept out of the prompt: each one's `flag` says why.
+    withheld: tuple[Memory, ...] = ()
     reply: str = ""
     reply_source: str = "model"  # model | offline
     capture: CaptureResult | None = None
@@ -144,6 +162,8 @@ class Pipeline:
         capturer: Capturer | None = None,
         k: int = SEARCH_K,
         clock: Callable[[], float] = time.perf_counter,
+        screen_memories: bool = True,
+        check_reply: bool = True,
     ) -> None:
         self.gate = gate
         self.store = store
@@ -151,6 +171,11 @@ class Pipeline:
         self.capturer = capturer
         self.k = k
         self._clock = clock
+        # The two injection defences (docs/memory.md): memories that read like instructions
+        # never reach the prompt, and a reply that carries out an instruction found in a
+        # memory is written again without it. Off only to measure what they are worth.
+        self.screen_memories = screen_memories
+        self.check_reply = check_reply
 
     def respond(
         self,
@@ -179,21 +204,37 @@ class Pipeline:
         after_gate = self._clock()
 
         memories: tuple[Memory, ...] = ()
+        withheld: tuple[Memory, ...] = ()
         error = None
         if decision.retrieve:
             try:
                 memories = tuple(self.store.search(decision.query or message, k=self.k))
             except Exception as exc:  # noqa: BLE001 - a broken store must not end the chat
                 error = f"memory search failed: {type(exc).__name__}: {exc}"
+        if self.screen_memories:
+            memories, withheld = screen(memories)
         after_search = self._clock()
 
-        result = self.responder.reply(
-            message,
-            memories,
-            [t.history_item() for t in history if t.reply_usable and t.variant == "gated"],
-            on_text=on_text,
-            lookup=lookup_of(decision.retrieve, error),
-        )
+        past = [t.history_item() for t in history if t.reply_usable and t.variant == "gated"]
+        lookup = lookup_of(decision.retrieve, error)
+        result = self.responder.reply(message, memories, past, on_text=on_text, lookup=lookup)
+        obeyed = self._obeyed(result.text, memories, message) if result.error is None else ()
+        if obeyed:
+            # The reply carried out an instruction hidden in a memory the check let through:
+            # answer again without that memory. The streamed first reply is replaced.
+            memories = tuple(m for m in memories if m.id not in {o.id for o in obeyed})
+            withheld += obeyed
+            first = result
+            result = self.responder.reply(message, memories, past, lookup=lookup)
+            result.elapsed_ms += first.elapsed_ms
+            result.input_tokens += first.input_tokens
+            result.output_tokens += first.output_tokens
+            result.first_token_ms = first.first_token_ms
+            retold = (
+                "The first reply carried out an instruction found in a memory; "
+                "it was written again without that memory."
+            )
+            notice = f"{notice} {retold}" if notice else retold
         finished = self._clock()
         gate_ms = (after_gate - started) * 1000.0
         model_ms = decision.model_ms + (result.elapsed_ms if result.source == "model" else 0.0)
@@ -201,6 +242,7 @@ class Pipeline:
             message=message,
             decision=decision,
             memories=memories,
+            withheld=withheld,
             reply=result.text,
             reply_source=result.source,
             timings=Timings(
@@ -226,6 +268,17 @@ class Pipeline:
             notice=notice,
             variant=variant,
         )
+
+    def _obeyed(self, reply: str, memories: Sequence[Memory], message: str) -> tuple[Memory, ...]:
+        """The memories whose instruction `reply` carries out (a canary check on the reply)."""
+        if not self.check_reply:
+            return ()
+        out = []
+        for m in memories:
+            payload = reply_follows(reply, m.text, message)
+            if payload is not None:
+                out.append(replace(m, flag=f"the reply repeated {payload!r}, as the memory asked"))
+        return tuple(out)
 
     def capture(self, turn: Turn) -> Turn:
         """Save facts the user stated; runs after the reply is on screen. Never raises."""

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any
 
 SOURCES = ("typed", "captured", "seeded", "imported")
@@ -12,6 +14,15 @@ SOURCES = ("typed", "captured", "seeded", "imported")
 RESERVED = "mg:"
 
 MetadataValue = str | int | float | bool
+
+# A memory is one fact about the user, not a document. The embedding model reads only the
+# first 256 tokens of a text (about 1,000 characters of English): words past that can never
+# be found by search, and every retrieved memory is sent with the message to the model.
+MAX_MEMORY_CHARS = 1_000
+# Characters that draw nothing but are not whitespace to str.strip(): fillers and blanks
+# that Unicode classes as letters or symbols. Format characters (Cf: zero-width space,
+# joiners, BOM, soft hyphen, tag characters) and marks (M*) are caught by category.
+_BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
 
 class MemoryStoreError(ValueError):
@@ -28,6 +39,9 @@ class Memory:
     created_at: str
     source: str
     metadata: dict[str, MetadataValue] = field(default_factory=dict)
+    # Why the text reads like an instruction to the assistant (memory/injection.py), set
+    # when it was written; a flagged memory is never sent to the model.
+    flag: str | None = None
 
 
 @dataclass(frozen=True)
@@ -36,6 +50,17 @@ class Added:
 
     id: str
     merged: bool
+    flag: str | None = None  # set when the text reads like an instruction (kept, withheld)
+
+
+def is_invisible(char: str) -> bool:
+    """True for a character that draws nothing: whitespace, format, mark, control, blank."""
+    return char.isspace() or char in _BLANKS or unicodedata.category(char)[0] in "CM"
+
+
+def visible(text: str) -> bool:
+    """True when `text` shows at least one character on screen."""
+    return not all(is_invisible(c) for c in text)
 
 
 def clean_text(text: object, what: str = "Memory text") -> str:
@@ -50,7 +75,40 @@ def clean_text(text: object, what: str = "Memory text") -> str:
     cleaned = text.strip()
     if not cleaned:
         raise MemoryStoreError(f"{what} is empty: write the fact to remember.")
+    if not visible(cleaned):
+        raise MemoryStoreError(
+            f"{what} holds only invisible characters (such as zero-width spaces): "
+            "write the fact to remember."
+        )
+    if len(cleaned) > MAX_MEMORY_CHARS:
+        raise MemoryStoreError(
+            f"{what} is {len(cleaned):,} characters; a memory holds at most "
+            f"{MAX_MEMORY_CHARS:,}. Search reads only about the first 1,000 characters of a "
+            "memory and every memory found is sent to the model, so store one fact per "
+            "memory: split longer notes into several."
+        )
     return cleaned
+
+
+def clean_created_at(value: object) -> str:
+    """An ISO-8601 creation time as stored (UTC, microseconds), or MemoryStoreError."""
+    # Stored times sort as text (list() is newest first), so every one is written in the
+    # same form: "yesterday" or "2024-03-01T09:00:00+02:00" stored as given would missort.
+    if not isinstance(value, str):
+        raise MemoryStoreError(
+            f'"created_at" must be an ISO-8601 string such as 2024-03-01T09:30:00Z, '
+            f"got {type(value).__name__}"
+        )
+    try:
+        moment = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise MemoryStoreError(
+            f'"created_at" must be an ISO-8601 date or time such as 2024-03-01 or '
+            f"2024-03-01T09:30:00Z, got {value!r}"
+        ) from None
+    if moment.tzinfo is None:  # a time without a zone is taken as UTC
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc).isoformat(timespec="microseconds")
 
 
 def validate_metadata(metadata: Mapping[str, Any] | None) -> dict[str, MetadataValue]:

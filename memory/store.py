@@ -18,14 +18,15 @@ opening a large store does not re-read every memory.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import astuple, dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ import numpy as np
 from chromadb.api.types import EmbeddingFunction
 
 from memory.embeddings import MiniLMEmbeddingFunction, shared_model
+from memory.injection import instruction_flag
 from memory.journal import Entry, Journal
 from memory.lexical import BM25Index, tokenize
 from memory.records import (
@@ -44,6 +46,7 @@ from memory.records import (
     MemoryStoreError,
     MetadataValue,
     check_source,
+    clean_created_at,
     clean_text,
     validate_metadata,
 )
@@ -53,6 +56,7 @@ __all__ = [
     "SOURCES",
     "Added",
     "FolderInUseError",
+    "ImportResult",
     "Memory",
     "MemoryStore",
     "MemoryStoreError",
@@ -81,6 +85,8 @@ SNAPSHOT_EVERY = 2000
 LOCK_FILE = "memory-gate.lock"
 INDEX_DIR = "memory-gate-index"
 _PAGE = 2000
+# Records an import writes per Chroma call: a killed import loses at most this much work.
+IMPORT_CHUNK = 256
 
 
 # Chroma 1.5's server can fail a query with this while another client's first writes to a
@@ -92,6 +98,40 @@ _QUERY_ATTEMPTS = 5
 
 class FolderInUseError(MemoryStoreError):
     """Another process has the memory folder open (embedded Chroma serves one process)."""
+
+
+def server_down(host: str, port: int, what: str) -> MemoryStoreError:
+    """The one sentence for a Chroma server that does not answer: what it is, what to do."""
+    return MemoryStoreError(
+        f"The Chroma server at {host}:{port} is not answering ({what}): start it with "
+        f"`chroma run --path DIR --host {host} --port {port}`, or point --host/--port "
+        "(MEMGATE_CHROMA_HOST / MEMGATE_CHROMA_PORT) at the one that runs."
+    )
+
+
+def _unreachable(exc: BaseException) -> str | None:
+    """What went wrong, when `exc` means the server could not be reached; else None."""
+    import httpx
+
+    if isinstance(exc, httpx.TransportError):  # refused, reset, timed out, closed mid-reply
+        return type(exc).__name__
+    return None
+
+
+def _server_errors(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn "the server went away" (raw httpx errors) into one MemoryStoreError that says why."""
+
+    @functools.wraps(method)
+    def guarded(self: MemoryStore, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except Exception as exc:
+            what = _unreachable(exc) if self._server is not None else None
+            if what is None:
+                raise
+            raise server_down(*self._server, what) from exc
+
+    return guarded
 
 
 def collection_name(user_id: str) -> str:
@@ -110,6 +150,24 @@ def _iso(ts: float) -> str:
 def normalise(text: str) -> str:
     """The form two spellings of one fact share: case, spacing and end punctuation ignored."""
     return re.sub(r"\s+", " ", text.casefold()).strip().rstrip(".!?;, ")
+
+
+def text_id(user_id: str, text: str) -> str:
+    """The id a fact gets from its normalised text: the same fact, said twice, has one id."""
+    return hashlib.sha256(f"{user_id}\n{normalise(text)}".encode()).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """What import_records() did with each record."""
+
+    added: int = 0
+    merged: int = 0  # the same fact as a memory already there: that memory was updated
+    present: int = 0  # already there (same id, or the same words and metadata): no write
+    flagged: int = 0  # stored, but read like an instruction: never sent to the model
+
+
+FLAG = f"{RESERVED}flag"
 
 
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
@@ -303,6 +361,7 @@ class MemoryStore:
         self._warming = threading.Thread(target=self._warm_in_background, daemon=False)
         self._warming.start()
         where, folder = _location(client)
+        self._server: tuple[str, int] | None = (where[1], where[2]) if folder is None else None
         exclusive = _claim_folder(folder) if folder is not None else False
         self._collection = self._open_collection()
         key = (where, self._name)
@@ -366,8 +425,19 @@ class MemoryStore:
         """A store on a Chroma server (`chroma run`); any number of processes may share it."""
         import chromadb
 
-        client = chromadb.HttpClient(host=host, port=int(port))
-        return cls(client, user_id, **kw)
+        try:
+            client = chromadb.HttpClient(host=host, port=int(port))
+        except ValueError as exc:  # Chroma's own "Could not connect to a Chroma server"
+            if "connect" not in str(exc).lower():
+                raise
+            raise server_down(host, int(port), "no answer to its heartbeat") from exc
+        try:
+            return cls(client, user_id, **kw)
+        except Exception as exc:
+            what = _unreachable(exc)
+            if what is None:
+                raise
+            raise server_down(host, int(port), what) from exc
 
     @classmethod
     def open(
@@ -495,13 +565,19 @@ class MemoryStore:
 
     def _nearest(self, vector: np.ndarray, n: int) -> list[tuple[str, str, dict[str, Any], float]]:
         """The n nearest memories as (id, text, metadata, cosine), read from Chroma."""
+        return self._nearest_many(vector[None, :], n)[0]
+
+    def _nearest_many(
+        self, vectors: np.ndarray, n: int
+    ) -> list[list[tuple[str, str, dict[str, Any], float]]]:
+        """For each vector, its n nearest memories as (id, text, metadata, cosine)."""
         from chromadb.errors import InternalError
 
         include = ["documents", "metadatas", "distances"]
         for attempt in range(_QUERY_ATTEMPTS):
             try:
                 got = self._collection.query(
-                    query_embeddings=[vector.tolist()], n_results=n, include=include
+                    query_embeddings=vectors.tolist(), n_results=n, include=include
                 )
                 break
             except InternalError as exc:
@@ -510,16 +586,16 @@ class MemoryStore:
                     raise
                 time.sleep(0.05 * 2**attempt)
         return [
-            (mid, doc or "", dict(meta or {}), 1.0 - float(dist))
-            for mid, doc, meta, dist in zip(
-                got["ids"][0],
-                got["documents"][0],
-                got["metadatas"][0],
-                got["distances"][0],
-                strict=True,
+            [
+                (mid, doc or "", dict(meta or {}), 1.0 - float(dist))
+                for mid, doc, meta, dist in zip(ids, docs, metas, dists, strict=True)
+            ]
+            for ids, docs, metas, dists in zip(
+                got["ids"], got["documents"], got["metadatas"], got["distances"], strict=True
             )
         ]
 
+    @_server_errors
     def close(self) -> None:
         """Save the keyword index if it changed; an embedded folder is then free for others."""
         lex = self._lex
@@ -536,6 +612,11 @@ class MemoryStore:
     def min_similarity(self) -> float:
         """The default relevance cut-off for search()."""
         return self._min_similarity
+
+    @property
+    def folder(self) -> Path | None:
+        """The folder an embedded store keeps its data in; None on a Chroma server."""
+        return _location(self._client)[1]
 
     @property
     def collection(self) -> Any:
@@ -574,6 +655,7 @@ class MemoryStore:
             created_at=str(meta.get(f"{RESERVED}created_at", "")),
             source=str(meta.get(f"{RESERVED}source", "typed")),
             metadata=user,
+            flag=str(meta.get(FLAG) or "") or None,
         )
 
     def _pages(self, include: list[str]) -> Iterator[tuple[str, str, dict[str, Any]]]:
@@ -587,6 +669,7 @@ class MemoryStore:
 
     # ---- writes -------------------------------------------------------------------
 
+    @_server_errors
     def remember(
         self,
         text: str,
@@ -598,12 +681,13 @@ class MemoryStore:
         user_meta = validate_metadata(metadata)
         check_source(source)
         vector = self._embed([text])[0]
+        flag = instruction_flag(text)
         with self._lex.lock:
             for mid, doc, old, cosine in self._nearest(vector, 3):
                 if cosine >= DUPLICATE_COSINE and same_fact(text, doc):
                     self._merge_locked(mid, text, vector, old, user_meta)
-                    return Added(id=mid, merged=True)
-            return self._insert_locked(text, vector, user_meta, source)
+                    return Added(id=mid, merged=True, flag=flag)
+            return replace(self._insert_locked(text, vector, user_meta, source), flag=flag)
 
     def _merge_locked(
         self,
@@ -613,7 +697,12 @@ class MemoryStore:
         old: dict[str, Any],
         user_meta: dict[str, MetadataValue],
     ) -> None:
-        merged = {**old, **user_meta, f"{RESERVED}updated_at": self._now()}
+        merged = {
+            **old,
+            **user_meta,
+            f"{RESERVED}updated_at": self._now(),
+            FLAG: instruction_flag(text) or "",
+        }
         self._collection.update(
             ids=[mid], documents=[text], embeddings=[vector.tolist()], metadatas=[merged]
         )
@@ -625,13 +714,14 @@ class MemoryStore:
         # The id comes from the normalised text, and Chroma's add keeps the first record
         # for an id: two processes remembering one fact at once write one memory. The
         # write id tells us afterwards whose record won.
-        mid = hashlib.sha256(f"{self.user_id}\n{normalise(text)}".encode()).hexdigest()[:32]
+        mid = text_id(self.user_id, text)
         write_id = uuid.uuid4().hex
         meta = {
             **user_meta,
             f"{RESERVED}created_at": self._now(),
             f"{RESERVED}source": source,
             f"{RESERVED}write": write_id,
+            FLAG: instruction_flag(text) or "",
         }
         self._collection.add(
             ids=[mid], documents=[text], embeddings=[vector.tolist()], metadatas=[meta]
@@ -659,6 +749,7 @@ class MemoryStore:
         """Store a fact and return its id (the same fact again updates the existing memory)."""
         return self.remember(text, metadata, source).id
 
+    @_server_errors
     def add_records(self, memories: list[Memory], embeddings: np.ndarray | None = None) -> int:
         """Insert complete records as they are (ids, dates, sources kept); no dedup."""
         # Used by import and by benchmarks: validate everything before writing anything,
@@ -673,8 +764,11 @@ class MemoryStore:
             metas.append(
                 {
                     **validate_metadata(m.metadata),
-                    f"{RESERVED}created_at": m.created_at or self._now(),
+                    f"{RESERVED}created_at": clean_created_at(m.created_at)
+                    if m.created_at
+                    else self._now(),
                     f"{RESERVED}source": m.source,
+                    FLAG: instruction_flag(texts[-1]) or "",
                 }
             )
         if len(set(ids)) != len(ids):
@@ -694,6 +788,137 @@ class MemoryStore:
                 self._changed(ids[start:end], texts[start:end])
         return len(ids)
 
+    @_server_errors
+    def import_records(
+        self, memories: Sequence[Memory], progress: Callable[[int], None] | None = None
+    ) -> ImportResult:
+        """Add records by the rules of remember(): the same fact merges, a re-run adds nothing.
+
+        A record with an empty id gets the id remember() would give its text. Everything is
+        checked before anything is written. Records are then written in order, a chunk per
+        Chroma call: a run killed part-way is finished by running it again, because ids are
+        fixed and what is already there (same id, or the same words) is skipped.
+        `progress` gets the number of records handled so far after each chunk.
+        """
+        records = []
+        for n, m in enumerate(memories, 1):
+            try:
+                text = clean_text(m.text)
+                check_source(m.source)
+                meta = validate_metadata(m.metadata)
+                created = clean_created_at(m.created_at) if m.created_at else ""
+            except MemoryStoreError as exc:
+                raise MemoryStoreError(f"record {n}: {exc}") from None
+            if not isinstance(m.id, str):
+                raise MemoryStoreError(f"record {n}: ids must be strings")
+            records.append(replace(m, text=text, metadata=meta, created_at=created))
+        total = ImportResult()
+        for start in range(0, len(records), IMPORT_CHUNK):
+            chunk = records[start : start + IMPORT_CHUNK]
+            with self._lex.lock:
+                done = self._import_chunk_locked(chunk)
+            sums = zip(astuple(total), astuple(done), strict=True)
+            total = ImportResult(*(a + b for a, b in sums))
+            if progress is not None:
+                progress(start + len(chunk))
+        return total
+
+    def _import_chunk_locked(self, chunk: list[Memory]) -> ImportResult:
+        """One chunk of import_records(): skip what is there, merge same facts, add the rest."""
+        derived = [not m.id for m in chunk]
+        ids = [m.id or text_id(self.user_id, m.text) for m in chunk]
+        # A derived id can already hold a memory that was edited to other words since:
+        # such a fact gets a second fixed id, so a re-run still finds it.
+        second = {i: f"{ids[i]}-2" for i, d in enumerate(derived) if d}
+        got = self._collection.get(
+            ids=ids + list(second.values()), include=["documents", "metadatas"]
+        )
+        stored = {
+            mid: (doc or "", dict(meta or {}))
+            for mid, doc, meta in zip(got["ids"], got["documents"], got["metadatas"], strict=True)
+        }
+        present = merged = 0
+        todo: list[tuple[str, Memory]] = []
+        new_meta: dict[str, dict[str, Any]] = {}  # same words, more metadata: merged as remember
+        for i, m in enumerate(chunk):
+            mid = ids[i]
+            same = mid in stored and normalise(stored[mid][0]) == normalise(m.text)
+            if mid in stored and derived[i] and not same:
+                # This text's own id, holding other words: the same fact merged or edited
+                # since (an earlier run of this import), or, rarely, another fact.
+                if same_fact(stored[mid][0], m.text):
+                    same = True
+                else:
+                    mid = second[i]
+                    same = mid in stored and normalise(stored[mid][0]) == normalise(m.text)
+            if mid not in stored:
+                todo.append((mid, m))
+                continue
+            old = new_meta.get(mid, stored[mid][1])
+            if same and any(old.get(k) != v for k, v in m.metadata.items()):
+                new_meta[mid] = {**old, **m.metadata, f"{RESERVED}updated_at": self._now()}
+                merged += 1
+            else:
+                present += 1  # the same id (an export's own), or the same fact as it is
+        if new_meta:
+            self._collection.update(ids=list(new_meta), metadatas=list(new_meta.values()))
+        if not todo:
+            return ImportResult(merged=merged, present=present)
+        vectors = self._embed([m.text for _, m in todo])
+        near = self._nearest_many(vectors, 3) if self._collection.count() else [[]] * len(todo)
+        # Writes of this chunk: inserts in order, and updates of memories already stored.
+        inserts: dict[str, tuple[str, np.ndarray, dict[str, Any]]] = {}
+        updates: dict[str, tuple[str, np.ndarray, dict[str, Any]]] = {}
+        added = flagged = 0
+        for (mid, m), vector, neighbours in zip(todo, vectors, near, strict=True):
+            flag = instruction_flag(m.text)
+            best: tuple[float, str, str, dict[str, Any], bool] | None = None
+            for nid, doc, old, cosine in neighbours:
+                if nid in updates:
+                    doc, old = updates[nid][0], updates[nid][2]
+                if cosine >= DUPLICATE_COSINE and same_fact(m.text, doc):
+                    best = (cosine, nid, doc, old, False)
+                    break
+            for nid, (doc, vec, old) in inserts.items():
+                cosine = float(vec @ vector)
+                better = best is None or cosine > best[0]
+                if cosine >= DUPLICATE_COSINE and better and same_fact(m.text, doc):
+                    best = (cosine, nid, doc, old, True)
+            if best is None:
+                meta = {
+                    **m.metadata,
+                    f"{RESERVED}created_at": m.created_at or self._now(),
+                    f"{RESERVED}source": m.source,
+                    FLAG: flag or "",
+                }
+                inserts[mid] = (m.text, vector, meta)
+                added += 1
+                flagged += flag is not None
+                continue
+            _, nid, doc, old, pending = best
+            user = {k: v for k, v in old.items() if not k.startswith(RESERVED)}
+            if normalise(doc) == normalise(m.text) and {**user, **m.metadata} == user:
+                present += 1  # the same words and nothing new: already there
+                continue
+            meta = {**old, **m.metadata, FLAG: flag or ""}
+            if not pending:
+                meta[f"{RESERVED}updated_at"] = self._now()
+            (inserts if pending else updates)[nid] = (m.text, vector, meta)
+            merged += 1
+            flagged += flag is not None
+        for writes, call in ((updates, self._collection.update), (inserts, self._collection.add)):
+            if writes:
+                wids = list(writes)
+                call(
+                    ids=wids,
+                    documents=[writes[w][0] for w in wids],
+                    embeddings=[writes[w][1].tolist() for w in wids],
+                    metadatas=[writes[w][2] for w in wids],
+                )
+                self._changed(wids, [writes[w][0] for w in wids])
+        return ImportResult(added=added, merged=merged, present=present, flagged=flagged)
+
+    @_server_errors
     def update(self, id: str, text: str) -> Memory:
         """Replace a memory's text (re-embedded); raises MemoryStoreError if it is gone."""
         text = clean_text(text)
@@ -702,13 +927,18 @@ class MemoryStore:
             got = self._collection.get(ids=[id], include=["metadatas"])
             if not got["ids"]:
                 raise MemoryStoreError(f"No memory with id {id!r} for user {self.user_id!r}")
-            meta = {**(got["metadatas"][0] or {}), f"{RESERVED}updated_at": self._now()}
+            meta = {
+                **(got["metadatas"][0] or {}),
+                f"{RESERVED}updated_at": self._now(),
+                FLAG: instruction_flag(text) or "",
+            }
             self._collection.update(
                 ids=[id], documents=[text], embeddings=[vector.tolist()], metadatas=[meta]
             )
             self._changed([id], [text])
             return self._to_memory(id, text, meta)
 
+    @_server_errors
     def delete(self, id: str) -> bool:
         """Delete one memory; False when there was none with that id."""
         with self._lex.lock:
@@ -719,6 +949,7 @@ class MemoryStore:
             self._changed([id], None)
             return True
 
+    @_server_errors
     def clear(self) -> int:
         """Delete all of this user's memories; returns how many were deleted."""
         with self._lex.lock:
@@ -730,6 +961,7 @@ class MemoryStore:
 
     # ---- reads --------------------------------------------------------------------
 
+    @_server_errors
     def get(self, id: str) -> Memory | None:
         """One memory by id, or None."""
         got = self._collection.get(ids=[id], include=["documents", "metadatas"])
@@ -737,6 +969,7 @@ class MemoryStore:
             return None
         return self._to_memory(got["ids"][0], got["documents"][0], got["metadatas"][0])
 
+    @_server_errors
     def count(self) -> int:
         """How many memories this user has, as Chroma counts them now."""
         return int(self._collection.count())
@@ -750,6 +983,7 @@ class MemoryStore:
         out.sort(key=lambda m: (m.created_at, m.id))
         return out
 
+    @_server_errors
     def list(self, offset: int = 0, limit: int = 50) -> list[Memory]:
         """A page of memories, newest first (read from Chroma, so every writer's are there)."""
         if offset < 0 or limit < 0:
@@ -772,10 +1006,12 @@ class MemoryStore:
         }
         return [by_id[mid] for mid in page if mid in by_id]
 
+    @_server_errors
     def export(self) -> list[Memory]:
         """Every memory, oldest first (the order an import should replay)."""
         return self._all()
 
+    @_server_errors
     def search(self, query: str, k: int = 5, min_similarity: float | None = None) -> list[Memory]:
         """The k most relevant memories scoring at least the cut-off; -1 disables the cut-off."""
         if not isinstance(query, str) or not query.strip():
@@ -786,6 +1022,7 @@ class MemoryStore:
         scored = self.scored(query, k)
         return [m for m in scored if (m.similarity or 0.0) >= cutoff][:k]
 
+    @_server_errors
     def scored(self, query: str, k: int) -> list[Memory]:
         """The top-k memories by hybrid similarity, without the cut-off."""
         vector = self._embed([query])[0]

@@ -19,6 +19,7 @@ from memory import store as store_module
 from memory.jsonl import read_jsonl
 from memory.lexical import BM25Index, tokenize
 from memory.persona import QUESTIONS_PATH, persona, seed_demo
+from memory.records import MAX_MEMORY_CHARS
 from memory.store import (
     DEFAULT_MIN_SIMILARITY,
     Added,
@@ -324,12 +325,42 @@ def test_bad_source_and_lone_surrogate_are_rejected(store: MemoryStore):
         store.add("bad \ud800 text")
 
 
-def test_one_megabyte_text_is_stored_and_searchable(store: MemoryStore):
+def test_a_one_megabyte_memory_is_refused_with_the_limit_and_why(store: MemoryStore):
+    # It was stored (999,999 characters): search reads ~1,000 of them, the prompt all.
     text = "Quokka island trip notes. " + ("lorem ipsum dolor sit amet " * 40_000)
-    assert len(text) > 1_000_000
-    mid = store.add(text)
-    assert store.get(mid).text == text.strip()
+    with pytest.raises(MemoryStoreError, match=r"at most 1,000.*one fact per memory"):
+        store.add(text)
+    mid = store.add(text[:MAX_MEMORY_CHARS])
     assert store.search("quokka island trip", k=1, min_similarity=-1)[0].id == mid
+    assert store.count() == 1
+
+
+@pytest.mark.parametrize("text", ["\u200b", "\u200b\u200c\ufeff", " \u2060 \u3164 ", "\u00ad"])
+def test_text_of_only_invisible_characters_is_refused(store: MemoryStore, text: str):
+    with pytest.raises(MemoryStoreError, match="invisible"):
+        store.add(text)
+    assert store.count() == 0
+
+
+@pytest.mark.parametrize(
+    ("raw", "stored"),
+    [
+        ("2024-03-01", "2024-03-01T00:00:00.000000+00:00"),
+        ("2024-03-01T09:30:00Z", "2024-03-01T09:30:00.000000+00:00"),
+        ("2024-03-01T09:30:00+02:00", "2024-03-01T07:30:00.000000+00:00"),
+    ],
+)
+def test_created_at_is_iso_8601_stored_in_one_form(store: MemoryStore, raw: str, stored: str):
+    store.add_records([Memory("m1", "A dated fact", None, raw, "imported", {})])
+    assert store.get("m1").created_at == stored
+
+
+@pytest.mark.parametrize("raw", ["yesterday", "03/01/2024", "2024-13-01"])
+def test_created_at_that_is_not_iso_8601_is_refused(store: MemoryStore, raw: str):
+    # "yesterday" was stored as given and sorted to the top of `list`.
+    with pytest.raises(MemoryStoreError, match="ISO-8601"):
+        store.add_records([Memory("m1", "A dated fact", None, raw, "imported", {})])
+    assert store.count() == 0
 
 
 @register_embedding_function
