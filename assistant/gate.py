@@ -217,6 +217,34 @@ def empty_decision(gate: str) -> GateDecision:
     return GateDecision(False, "", "empty message", Method.EMPTY_INPUT, gate=gate)
 
 
+def model_call_decision(
+    gate: str,
+    retrieve: bool,
+    query: str,
+    reason: str,
+    method: Method,
+    elapsed_ms: float,
+    tokens: tuple[int, int],
+    truncated: bool,
+    confidence: float | None = None,
+) -> GateDecision:
+    """A decision reached by one model request: all of its time is the request's."""
+    return GateDecision(
+        retrieve=retrieve,
+        query=query,
+        reason=reason,
+        method=method,
+        gate=gate,
+        elapsed_ms=elapsed_ms,
+        model_ms=elapsed_ms,  # the request is all this gate does
+        input_tokens=tokens[0],
+        output_tokens=tokens[1],
+        truncated=truncated,
+        confidence=confidence,
+        called_model=True,
+    )
+
+
 class LlmGate:
     """The seed gate: one small-model call that answers with JSON."""
 
@@ -252,18 +280,8 @@ class LlmGate:
 
         def done(retrieve: bool, query: str, reason: str, method: Method) -> GateDecision:
             elapsed_ms = (self._clock() - started) * 1000.0
-            return GateDecision(
-                retrieve=retrieve,
-                query=query,
-                reason=reason,
-                method=method,
-                gate=self.name,
-                elapsed_ms=elapsed_ms,
-                model_ms=elapsed_ms,  # the request is all this gate does
-                input_tokens=tokens[0],
-                output_tokens=tokens[1],
-                truncated=truncated,
-                called_model=True,
+            return model_call_decision(
+                self.name, retrieve, query, reason, method, elapsed_ms, tokens, truncated
             )
 
         try:

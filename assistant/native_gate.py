@@ -35,6 +35,7 @@ from assistant.gate import (
     Method,
     bounded,
     empty_decision,
+    model_call_decision,
     parse_gate_reply,
 )
 from assistant.llm_trust import logit
@@ -215,19 +216,16 @@ class NativeLlamaGate:
 
         def done(retrieve: bool, query: str, reason: str, method: Method) -> GateDecision:
             elapsed_ms = (self._clock() - started) * 1000.0
-            return GateDecision(
-                retrieve=retrieve,
-                query=query,
-                reason=reason,
-                method=method,
-                gate=self.name,
-                elapsed_ms=elapsed_ms,
-                model_ms=elapsed_ms,
-                input_tokens=tokens[0],
-                output_tokens=tokens[1],
-                truncated=truncated,
-                confidence=confidence,
-                called_model=True,
+            return model_call_decision(
+                self.name,
+                retrieve,
+                query,
+                reason,
+                method,
+                elapsed_ms,
+                tokens,
+                truncated,
+                confidence,
             )
 
         try:
