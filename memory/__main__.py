@@ -1,7 +1,8 @@
 """Manage the long-term memory store: python -m memory COMMAND [options].
 
 The folder and user default to MEMGATE_MEMORY_DIR / MEMGATE_USER (or a Chroma server with
-MEMGATE_CHROMA_HOST / MEMGATE_CHROMA_PORT); --dir, --user, --host and --port override them.
+MEMGATE_CHROMA_HOST / MEMGATE_CHROMA_PORT), read as the app reads them; --dir, --user,
+--host and --port override them.
 
 examples:
   python -m memory seed-demo                       load the demo persona (idempotent)
@@ -17,10 +18,18 @@ import json
 import math
 import os
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
-from memory.records import SOURCES, Memory, MemoryStoreError, validate_metadata
+from memory.records import (
+    SOURCES,
+    Memory,
+    MemoryStoreError,
+    clean_created_at,
+    clean_text,
+    validate_metadata,
+)
 
 EXPORT_FIELDS = ("id", "text", "created_at", "source", "metadata")
 
@@ -60,8 +69,14 @@ def _port(raw: str) -> int:
     return port
 
 
-def _env(name: str, default: str | None = None) -> str | None:
-    return os.environ.get(name, "").strip() or default
+def _similarity(raw: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not -1.0 <= value <= 1.0:  # also refuses nan, which compares false to everything
+        raise argparse.ArgumentTypeError(f"must be a number from -1 to 1, got {raw!r}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -98,9 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k", type=int, default=5, help="how many at most (default 5)")
     p.add_argument(
         "--min-similarity",
-        type=float,
+        type=_similarity,
         default=None,
-        help="relevance cut-off (default: the store's; -1 shows everything)",
+        help="relevance cut-off from -1 to 1 (default: the store's; -1 shows everything)",
     )
     p.add_argument("--json", action="store_true", help="one JSON object per line")
     p.set_defaults(handler=cmd_search)
@@ -124,45 +139,65 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "import",
-        help="add memories from a JSONL export (all or nothing)",
+        help="add memories from a JSONL export (checked first; safe to run again)",
         description='Each line: {"text": ...} plus optional "id", "created_at" (ISO-8601), '
         '"source" (typed/captured/seeded/imported) and "metadata" (str/int/float/bool '
         "values). Every line is checked first: one bad line is reported by number and "
-        "nothing is imported. Ids already in the store are skipped.",
+        "nothing is imported. Then the rules of `add` apply: a line without an id gets the "
+        "id of its text, and the same fact as a memory already there updates that memory. "
+        "An import that was stopped part-way is finished by running it again: what is "
+        "already there is skipped, nothing is added twice.",
     )
     p.add_argument("file", type=Path, metavar="FILE.jsonl")
     p.set_defaults(handler=cmd_import)
-    p = sub.add_parser("export", help="write every memory to JSONL ('-' for stdout)")
+    p = sub.add_parser(
+        "export",
+        help="write every memory to JSONL ('-' for stdout)",
+        description="Writes a new file (a temporary file, then a rename, so a crash leaves "
+        "no half-written export), never inside the memory folder.",
+    )
     p.add_argument("file", metavar="FILE.jsonl")
+    p.add_argument("--force", action="store_true", help="replace FILE if it exists")
     p.set_defaults(handler=cmd_export)
     return parser
+
+
+def settings(args: argparse.Namespace) -> Any:
+    """The app's own settings (assistant/config.py), so both read the environment alike."""
+    from assistant.config import Settings, SettingsError
+
+    try:
+        return Settings.from_env()
+    except SettingsError as exc:
+        raise MemoryStoreError(str(exc)) from None
 
 
 def open_store(args: argparse.Namespace) -> Any:
     """The store the options (or the MEMGATE_* environment) point at."""
     from memory.store import MemoryStore
 
+    s = settings(args)
     # --dir means that folder, even when the environment names a server.
-    host = args.host or (None if args.dir is not None else _env("MEMGATE_CHROMA_HOST"))
-    raw_min = _env("MEMGATE_MIN_SIMILARITY")
-    try:
-        port = args.port or _port(_env("MEMGATE_CHROMA_PORT", "8000") or "8000")
-        min_similarity = None if raw_min is None else float(raw_min)
-    except ValueError:
-        raise MemoryStoreError(
-            "MEMGATE_CHROMA_PORT must be a port number and MEMGATE_MIN_SIMILARITY a number"
-        ) from None
+    host = args.host or (None if args.dir is not None else s.chroma_host)
     return MemoryStore.open(
-        args.dir or Path(_env("MEMGATE_MEMORY_DIR", ".memory-gate") or ".memory-gate"),
-        args.user or _env("MEMGATE_USER", "demo") or "demo",
+        memory_dir(args, s),
+        args.user or s.user_id,
         host=host,
-        port=port,
-        min_similarity=min_similarity,
+        port=args.port or s.chroma_port,
+        min_similarity=s.min_similarity,
     )
 
 
-def read_import(path: Path) -> list[Any]:
-    """Parse and validate a JSONL export; raises MemoryStoreError naming the bad line."""
+def memory_dir(args: argparse.Namespace, s: Any) -> Path:
+    """The memory folder the options (or MEMGATE_MEMORY_DIR) name."""
+    return Path(args.dir) if args.dir is not None else Path(s.memory_dir)
+
+
+def read_import(path: Path) -> list[Memory]:
+    """Parse and validate a JSONL export; raises MemoryStoreError naming the bad line.
+
+    A row without an id gets an empty one: the store gives it the id of its text.
+    """
     from memory.jsonl import JsonlError, read_jsonl
 
     records = []
@@ -173,29 +208,23 @@ def read_import(path: Path) -> list[Any]:
         raise MemoryStoreError(str(exc)) from None
     for n, row in numbered:
         try:
-            text = row.get("text")
-            if not isinstance(text, str) or not text.strip():
-                raise MemoryStoreError('"text" must be a non-empty string')
+            text = clean_text(row.get("text"), '"text"')
             mid = row.get("id")
-            if mid is not None and (not isinstance(mid, str) or not mid):
+            if mid is not None and (not isinstance(mid, str) or not mid.strip()):
                 raise MemoryStoreError('"id" must be a non-empty string')
             source = row.get("source", "imported")
             if source not in SOURCES:
                 raise MemoryStoreError(f'"source" must be one of {", ".join(SOURCES)}')
-            created = row.get("created_at", "")
-            if not isinstance(created, str):
-                raise MemoryStoreError('"created_at" must be an ISO-8601 string')
+            created = row.get("created_at") or ""
+            created = clean_created_at(created) if created else ""
             meta = validate_metadata(row.get("metadata") or {})
         except MemoryStoreError as exc:
             raise MemoryStoreError(f"{path}, line {n}: {exc}") from None
-        if mid is None:
-            import uuid
-
-            mid = uuid.uuid4().hex
-        if mid in seen:
-            raise MemoryStoreError(f"{path}, line {n}: id {mid!r} appears twice")
-        seen.add(mid)
-        records.append(Memory(mid, text, None, created, source, meta))
+        if mid is not None:
+            if mid in seen:
+                raise MemoryStoreError(f"{path}, line {n}: id {mid!r} appears twice")
+            seen.add(mid)
+        records.append(Memory(mid or "", text, None, created, source, meta))
     return records
 
 
@@ -203,13 +232,25 @@ def _as_dict(memory: Any, with_similarity: bool = False) -> dict[str, Any]:
     out = {f: getattr(memory, f) for f in EXPORT_FIELDS}
     if with_similarity:
         out["similarity"] = memory.similarity
+    if memory.flag:
+        out["flag"] = memory.flag
     return out
+
+
+def _warn_flag(flag: str | None) -> None:
+    if flag:
+        print(
+            f"warning: this memory {flag}. It is kept, and shown in the app, but never sent "
+            "to the model.",
+            file=sys.stderr,
+        )
 
 
 def cmd_add(store: Any, args: argparse.Namespace) -> int:
     """add TEXT [--meta K=V]: remember a fact."""
     added = store.remember(args.text, _parse_meta(args.meta), args.source)
     print(f"{'updated' if added.merged else 'added'} {added.id}")
+    _warn_flag(added.flag)
     return 0
 
 
@@ -219,7 +260,7 @@ def cmd_search(store: Any, args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(_as_dict(m, with_similarity=True)))
         else:
-            print(f"{m.similarity:.3f}  {m.id}  {m.text}")
+            print(f"{m.similarity:.3f}  {m.id}  {'[withheld] ' if m.flag else ''}{m.text}")
     return 0
 
 
@@ -229,7 +270,8 @@ def cmd_list(store: Any, args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(_as_dict(m)))
         else:
-            print(f"{m.created_at[:19]}  {m.source:8s}  {m.id}  {m.text}")
+            withheld = "[withheld] " if m.flag else ""
+            print(f"{m.created_at[:19]}  {m.source:8s}  {m.id}  {withheld}{m.text}")
     return 0
 
 
@@ -267,36 +309,95 @@ def cmd_seed_demo(store: Any, args: argparse.Namespace) -> int:
 
 
 def cmd_import(store: Any, args: argparse.Namespace) -> int:
-    """import FILE: add the records of an export, skipping ids already there."""
+    """import FILE: add the records of an export by the rules of `add`; a re-run adds nothing."""
     records = read_import(args.file)
-    fresh = [r for r in records if store.get(r.id) is None]
-    store.add_records(fresh)
-    print(f"imported {len(fresh)}, skipped {len(records) - len(fresh)} already present")
+    done = store.import_records(
+        records, progress=lambda n: print(f"{n}/{len(records)}", file=sys.stderr, flush=True)
+    )
+    print(
+        f"imported {done.added}, merged {done.merged} into memories already there, "
+        f"skipped {done.present} already present"
+    )
+    if done.flagged:
+        print(
+            f"warning: {done.flagged} of them read like instructions to the assistant: kept, "
+            "and never sent to the model (`list` marks them [withheld])",
+            file=sys.stderr,
+        )
     return 0
+
+
+def export_target(raw: str, folder: Path | None, force: bool) -> Path:
+    """Where an export may be written; MemoryStoreError when that would destroy something."""
+    target = Path(raw).expanduser()
+    resolved = target.resolve()
+    if folder is not None and resolved.is_relative_to(folder.resolve()):
+        raise MemoryStoreError(
+            f"{raw} is inside the memory folder {folder}: writing there would overwrite or "
+            "corrupt the store. Export to a file outside it."
+        )
+    if resolved.is_dir():
+        raise MemoryStoreError(f"{raw} is a directory: give a file name, e.g. {raw}/memories.jsonl")
+    if resolved.exists() and not force:
+        raise MemoryStoreError(f"{raw} exists: nothing was written. Add --force to replace it.")
+    if not resolved.parent.is_dir():
+        raise MemoryStoreError(f"the folder {resolved.parent} does not exist")
+    return resolved
+
+
+def write_atomically(target: Path, text: str, force: bool) -> None:
+    """Write a temporary file beside `target`, then rename it into place."""
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if force:
+            os.replace(tmp, target)
+        else:
+            # A hard link creates `target` only if nothing is there, even if a file
+            # appeared since we looked: an export never replaces a file it was not told to.
+            try:
+                os.link(tmp, target)
+            except FileExistsError:
+                raise MemoryStoreError(
+                    f"{target} exists: nothing was written. Add --force to replace it."
+                ) from None
+            os.unlink(tmp)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 def cmd_export(store: Any, args: argparse.Namespace) -> int:
     """export FILE: every memory as JSONL, oldest first."""
-    lines = [json.dumps(_as_dict(m)) + "\n" for m in store.export()]
-    if args.file == "-":
+    target = None if args.file == "-" else export_target(args.file, store.folder, args.force)
+    lines = [json.dumps(_as_dict_export(m)) + "\n" for m in store.export()]
+    if target is None:
         sys.stdout.writelines(lines)
     else:
-        Path(args.file).write_text("".join(lines), encoding="utf-8")
+        write_atomically(target, "".join(lines), args.force)
         print(f"exported {len(lines)} to {args.file}", file=sys.stderr)
     return 0
 
 
+def _as_dict_export(memory: Memory) -> dict[str, Any]:
+    # The flag is not exported: an import checks every text again, with the rules it has.
+    return {f: getattr(memory, f) for f in EXPORT_FIELDS}
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: parse, run, and turn store errors into one clear line."""
+    """Entry point: parse, run, and turn every expected failure into one clear line."""
     args = build_parser().parse_args(argv)
     try:
         return int(args.handler(open_store(args), args))
-    except MemoryStoreError as exc:
+    except (MemoryStoreError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    except OSError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

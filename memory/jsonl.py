@@ -14,8 +14,19 @@ class JsonlError(ValueError):
 
 def read_jsonl(path: Path | str) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for each non-blank line of the file."""
-    with Path(path).open(encoding="utf-8") as fh:
-        for number, line in enumerate(fh, 1):
+    # Bytes, decoded a line at a time: a stray Latin-1 byte is reported with its line
+    # number instead of a UnicodeDecodeError that names only a byte offset.
+    with Path(path).open("rb") as fh:
+        for number, raw in enumerate(fh, 1):
+            if number == 1:
+                raw = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte order mark
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise JsonlError(
+                    f"{path}, line {number}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at "
+                    f"column {exc.start + 1}); save the file as UTF-8"
+                ) from None
             if not line.strip():
                 continue
             try:

@@ -90,3 +90,48 @@ def test_server_data_survives_a_restart_of_the_client_process(server, tmp_path):
         [sys.executable, "-c", code], env=env, cwd=root, check=True, capture_output=True, text=True
     ).stdout
     assert out.strip() == "My tortoise is named Sheldon"
+
+
+def test_a_server_that_goes_away_is_one_clear_error_and_a_restart_loses_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    # Before: raw httpx.ConnectError from the store, ~100 lines of traceback from the CLI.
+    from assistant.gate import always_gate
+    from assistant.offline import OfflineResponder
+    from assistant.pipeline import Pipeline
+    from memory.__main__ import main
+    from memory.store import MemoryStoreError
+
+    if not chroma_executable().exists():
+        pytest.skip(f"the chroma executable is not installed next to {sys.executable}")
+    server = ChromaServer(tmp_path / "srv").start()
+    try:
+        store = MemoryStore.http(server.host, server.port, "srv-down")
+        kept = store.add("The spare key is in the birdhouse")
+        server.stop()
+        where = f"{server.host}:{server.port}"
+        calls = {
+            "count": store.count,
+            "search": lambda: store.search("spare key"),
+            "add": lambda: store.add("A fact written while the server is down"),
+            "list": store.list,
+        }
+        for name, call in calls.items():
+            with pytest.raises(MemoryStoreError, match=f"server at {where} is not answering") as e:
+                call()
+            assert "chroma run --path" in str(e.value), name
+        turn = Pipeline(gate=always_gate(), store=store, responder=OfflineResponder()).respond(
+            "where is the spare key?"
+        )
+        assert turn.search_error.startswith("memory search failed: MemoryStoreError: The Chroma")
+        for args in (["search", "spare key"], ["add", "another fact"]):
+            code = main(["--host", server.host, "--port", str(server.port), "--user", "x", *args])
+            err = capsys.readouterr().err
+            assert code == 1 and err.count("\n") == 1 and "Traceback" not in err
+            assert err.startswith(f"error: The Chroma server at {where} is not answering")
+        server.start()  # the same port and data: the open store carries on
+        assert store.count() == 1 and store.get(kept) is not None
+        assert store.search("spare key", k=1)[0].id == kept
+        assert store.add("Written after the restart") and store.count() == 2
+    finally:
+        server.stop()
