@@ -228,8 +228,9 @@ def markdown(results: dict[str, Any], plots: Path) -> str:
         f"{results['model_ready_s']:.1f} s; load average {results['load_average_before']} at "
         f"the start, {results['load_average_after']} at the end. Each question goes alone "
         "(no history) through the app's turn, gate -> search -> reply, in every mode; the "
-        "reply model samples greedily (temperature 0). Modes take turns on each question and "
-        "the first one rotates, so no mode always inherits a warm prompt cache. "
+        "reply model samples greedily (temperature 0). Each mode asks every question in turn "
+        "(`never` first): interleaved, a mode that sent the same memories right after another "
+        "would reuse its prompt cache, and the first-token column would measure the order. "
         "`always-no-cutoff` retrieves the top 5 with no relevance cut-off, as mem0 does.",
         "",
     ]

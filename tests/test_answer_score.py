@@ -13,6 +13,7 @@ from assistant.eval.answer_score import (
     is_correct,
     last_number,
     locomo_f1,
+    speaks_as_user,
     token_f1,
     tokens,
 )
@@ -199,6 +200,22 @@ def test_real_vocabulary_marks_rare_words() -> None:
     terms = MemoryTerms.of(["I take levothyroxine and work as an engineer."])
     assert terms.terms.get("levothyroxine") == "rare"
     assert "engineer" not in terms.terms  # common English: a reply may well use it
+
+
+@pytest.mark.parametrize(
+    ("reply", "question", "expected"),
+    [
+        ("My brother Declan lives in Cork.", "Where does my brother live?", True),
+        ("Your brother lives in Cork.", "Where does my brother live?", False),
+        ("I am allergic to penicillin.", "Which antibiotic am I allergic to?", True),
+        ("You're allergic to penicillin.", "Which antibiotic am I allergic to?", False),
+        ("I usually work Mondays.", "Which nights do I usually work?", True),
+        ("I'm not sure which nights you work.", "Which nights do I usually work?", False),
+        ("My guess is Lisbon.", "What is the capital of Portugal?", False),  # no 'my' asked
+    ],
+)
+def test_speaks_as_user(reply: str, question: str, expected: bool) -> None:
+    assert speaks_as_user(reply, question) is expected
 
 
 # ---- LoCoMo's token F1 ---------------------------------------------------------------------

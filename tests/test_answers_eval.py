@@ -233,4 +233,5 @@ def test_cli_end_to_end_on_the_small_model(tmp_path: Path) -> None:
     assert isinstance(never["leaked"], bool)
     assert all(isinstance(r["reply"], str) and r["reply"] for r in rows)
     assert all(r["first_token_ms"] > 0 for r in rows)
-    assert "[2/2]" in done.stderr  # progress goes to stderr, the JSON alone to stdout
+    assert "[4/4]" in done.stderr  # progress goes to stderr, the JSON alone to stdout
+    assert rows[0]["mode"] == "never"  # never runs first: its replies are world knowledge

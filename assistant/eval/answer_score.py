@@ -25,6 +25,8 @@ The rules, precisely:
   World knowledge that also sits in a memory is not a leak: a term in the reply of the
   `never` mode (no memories at all) to the same question is removed, as are terms of the
   question and its answers (the capital of Portugal may say "Lisbon").
+- **Speaks as the user** (any reply): it repeats the question's "my X" ("my brother") or
+  says "I" before the question's own word after "I" ("am I allergic" -> "I am allergic").
 - **Boilerplate** (any reply). Talk about memory or notes: "according to your…", "your
   long-term memory", "the notes", "the user", "the memory system", "based on the
   information you provided"...
@@ -265,6 +267,26 @@ def damage(
             if gram in memory_terms.phrases and not set(gram) <= allowed:
                 phrases.append(" ".join(gram))
     return Damage(tuple(used), tuple(dict.fromkeys(phrases)), boilerplate(reply), about_you(reply))
+
+
+def speaks_as_user(reply: str, question: str) -> bool:
+    """True when the reply takes the user's place: it echoes the question's 'my X' or 'I X'.
+
+    "What does my partner do?" -> "My partner is a teacher"; "Which antibiotic am I
+    allergic to?" -> "I am allergic to penicillin". The assistant should say "your", "you".
+    """
+    asked, said = tokens(question), tokens(reply)
+    for i, word in enumerate(asked[:-1]):
+        if word == "my" and _find(said, ["my", asked[i + 1]]):
+            return True
+        if word == "i":
+            # the content word after "I" ("do I usually work" -> "usually"), said after "I"
+            following = next((w for w in asked[i + 1 : i + 3] if w not in STOPWORDS), None)
+            if following and any(
+                t == "i" and following in said[j + 1 : j + 4] for j, t in enumerate(said)
+            ):
+                return True
+    return False
 
 
 # ---- LoCoMo's token F1 ------------------------------------------------------------------

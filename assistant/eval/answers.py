@@ -11,8 +11,8 @@ Memories (`{"id", "text"}` lines) go into a fresh temporary store. Questions are
 `{"question", "answers": [...], "needs_memory": bool}` lines (optional `kind`, and
 `match`: `contains` or `last_number`). Modes are the gate modes plus `always-no-cutoff`:
 always retrieve the top k with no relevance cut-off, as mem0 does. The reply model samples
-greedily (temperature 0), so two runs agree. Modes take turns on each question, and the
-mode that goes first rotates, so no mode always inherits a warm prompt cache.
+greedily (temperature 0), so two runs agree. Each mode asks every question in turn
+(`never` first), so that no mode reuses another's prompt cache for the same question.
 
 Scoring rules: assistant/eval/answer_score.py. With no key and no ANTHROPIC_BASE_URL the
 built-in local model is started, as the app does.
@@ -36,6 +36,7 @@ from assistant.eval.answer_score import (
     damage,
     is_correct,
     locomo_f1,
+    speaks_as_user,
 )
 from assistant.eval.stats import percentile
 from memory.jsonl import JsonlError, read_jsonl
@@ -80,6 +81,7 @@ class Row:
     leaked: bool | None  # questions that need memory: None (a memory is what they want)
     leak_terms: list[str] = field(default_factory=list)
     boilerplate: list[str] = field(default_factory=list)
+    speaks_as_user: bool = False  # "My brother lives in Cork": the reply took the user's place
     first_token_ms: float | None = None
     memory_tokens: int = 0
     reply_error: str | None = None
@@ -300,6 +302,7 @@ def _row(question: Question, mode: str, turn: Any) -> Row:
         correct=is_correct(turn.reply, question.answers, question.match),
         leaked=None,
         boilerplate=list(boilerplate(turn.reply)),
+        speaks_as_user=speaks_as_user(turn.reply, question.question),
         first_token_ms=None
         if turn.timings.first_token_ms is None
         else round(turn.timings.first_token_ms, 1),
@@ -316,33 +319,41 @@ def run_questions(
     progress: Callable[[str], None] | None = None,
     on_row: Callable[[Row], None] | None = None,
 ) -> list[Row]:
-    """Every question through every mode's pipeline, scored; modes rotate who goes first."""
-    modes = list(pipelines)
+    """Every question through each mode's pipeline in turn, `never` first; scored.
+
+    Modes run one after another, not interleaved on each question: two modes that send
+    the same memories for a question back to back would let the second reuse the first's
+    prompt cache in llama.cpp (a tenth of the first-token time here), and the figures
+    would measure the order. Run whole, each mode meets the cache as the app does: the
+    system prompt warm, each message's memories fresh. `never` goes first because its
+    replies are the world knowledge the damage rule subtracts.
+    """
+    modes = sorted(pipelines, key=lambda m: m != "never")
     rows: list[Row] = []
+    world: dict[int, str] = {}
     started = time.perf_counter()
-    for i, question in enumerate(questions):
-        order = modes[i % len(modes) :] + modes[: i % len(modes)]
-        by_mode = {mode: _row(question, mode, pipelines[mode].respond(question.question))
-                   for mode in order}  # fmt: skip
-        world = by_mode["never"].reply if "never" in by_mode else None
-        for mode in modes:
-            row = by_mode[mode]
+    total = len(modes) * len(questions)
+    for m, mode in enumerate(modes):
+        for i, question in enumerate(questions):
+            row = _row(question, mode, pipelines[mode].respond(question.question))
+            if mode == "never":
+                world[i] = row.reply
             if not question.needs_memory:
-                hurt = damage(row.reply, question.question, question.answers, terms, world)
+                hurt = damage(row.reply, question.question, question.answers, terms, world.get(i))
                 row.leaked = hurt.damaged
                 row.leak_terms = [*hurt.terms, *hurt.phrases, *hurt.about_you]
             rows.append(row)
             if on_row is not None:
                 on_row(row)
-        if progress is not None:
-            secs = time.perf_counter() - started
-            left = secs / (i + 1) * (len(questions) - i - 1)
-            marks = " ".join(
-                f"{m}:{'R' if by_mode[m].retrieved else '-'}{'✓' if by_mode[m].correct else '✗'}"
-                f"{'!' if by_mode[m].leaked else ''}"
-                for m in modes
-            )
-            progress(f"[{i + 1}/{len(questions)}] {marks} · {secs:.0f} s, ~{left:.0f} s left")
+            if progress is not None:
+                done = m * len(questions) + i + 1
+                secs = time.perf_counter() - started
+                mark = f"{'R' if row.retrieved else '-'}{'✓' if row.correct else '✗'}"
+                mark += "!" if row.leaked else ""
+                progress(
+                    f"[{done}/{total}] {mode} {mark} {question.question[:40]!r} · {secs:.0f} s, "
+                    f"~{secs / done * (total - done):.0f} s left"
+                )
     return rows
 
 
@@ -367,6 +378,7 @@ def summarise(rows: Sequence[Row]) -> dict[str, dict[str, Any]]:
             "general_accuracy": _share(sum(r.correct for r in gen), len(gen)),
             "leak_rate": _share(sum(bool(r.leaked) for r in gen), len(gen)),
             "boilerplate_rate": _share(sum(bool(r.boilerplate) for r in mine), len(mine)),
+            "speaks_as_user_rate": _share(sum(r.speaks_as_user for r in mine), len(mine)),
             "failed_open": sum(r.failed_open for r in mine),
             "first_token_p50_general_ms": _p50([r.first_token_ms for r in gen]),
             "first_token_p50_memory_ms": _p50([r.first_token_ms for r in mem]),
