@@ -163,14 +163,15 @@ def _fmt(value: float | None, pattern: str = "{:.2f}") -> str:
 def _table(modes: dict[str, Any]) -> list[str]:
     lines = [
         "| mode | right, memory questions | right, general questions | damaged general "
-        "replies | boilerplate | failed open | first token p50, general | first token p50, "
-        "memory | memory tokens sent |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "replies | boilerplate | speaks as the user | failed open | first token p50, general | "
+        "first token p50, memory | memory tokens sent |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for mode, f in modes.items():
         lines.append(
             f"| {mode} | {_fmt(f['memory_accuracy'])} | {_fmt(f['general_accuracy'])} | "
-            f"{_fmt(f['leak_rate'])} | {_fmt(f['boilerplate_rate'])} | {f['failed_open']} | "
+            f"{_fmt(f['leak_rate'])} | {_fmt(f['boilerplate_rate'])} | "
+            f"{_fmt(f.get('speaks_as_user_rate'))} | {f['failed_open']} | "
             f"{_fmt(f['first_token_p50_general_ms'], '{:,.0f} ms')} | "
             f"{_fmt(f['first_token_p50_memory_ms'], '{:,.0f} ms')} | {f['memory_tokens']:,} |"
         )
@@ -274,7 +275,9 @@ def markdown(results: dict[str, Any], plots: Path) -> str:
         "memory that neither the question nor its answer holds (a name, number, rare word or "
         "phrase that the `never` reply did not also use), or talks about memory, notes or "
         "'the user', or says it knows nothing about you. Boilerplate: any reply that talks "
-        "about memory or notes. Rules and tests: `assistant/eval/answer_score.py`, "
+        "about memory or notes. Speaks as the user: the reply echoes the question's 'my X' "
+        "or 'I X' ('My brother lives in Cork'). Rules and tests: "
+        "`assistant/eval/answer_score.py`, "
         "`tests/test_answer_score.py`.",
     ]
     return "\n".join(lines)

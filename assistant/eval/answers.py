@@ -485,7 +485,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _table(result: dict[str, Any]) -> str:
     lines = [
         f"model={result['model']} endpoint={result['endpoint']}",
-        f"{'mode':18} {'mem acc':>7} {'gen acc':>7} {'damaged':>7} {'boiler':>6} "
+        f"{'mode':18} {'mem acc':>7} {'gen acc':>7} {'damaged':>7} {'boiler':>6} {'as user':>7} "
         f"{'f-open':>6} {'1st tok gen':>11} {'1st tok mem':>11} {'mem tok':>7}",
     ]
     for mode, f in result["modes"].items():
@@ -498,7 +498,8 @@ def _table(result: dict[str, Any]) -> str:
 
         lines.append(
             f"{mode:18} {pct(f['memory_accuracy']):>7} {pct(f['general_accuracy']):>7} "
-            f"{pct(f['leak_rate']):>7} {pct(f['boilerplate_rate']):>6} {f['failed_open']:>6} "
+            f"{pct(f['leak_rate']):>7} {pct(f['boilerplate_rate']):>6} "
+            f"{pct(f['speaks_as_user_rate']):>7} {f['failed_open']:>6} "
             f"{ms(f['first_token_p50_general_ms']):>11} {ms(f['first_token_p50_memory_ms']):>11} "
             f"{f['memory_tokens']:>7}" + (f"  F1 {f['f1']:.3f}" if "f1" in f else "")
         )
