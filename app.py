@@ -16,6 +16,7 @@ import streamlit as st
 
 from assistant import gate_modes
 from assistant.session import STAGES, exchanges, session_stats, stage_rows
+from assistant.text import end_sentence
 
 if TYPE_CHECKING:  # the pipeline imports Chroma (~2.5 s): load it after the first paint
     from assistant.factory import Assistant
@@ -61,6 +62,18 @@ CSS = """
 """
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$=&])")
+# Bare addresses that GitHub-flavoured markdown turns into links even when every mark in
+# them is backslash-escaped ("http\\://…", "www\\.…", "a@b\\.c"): a character reference
+# for that one mark shows the same character and is not part of a link.
+_AUTOLINK = re.compile(r"(?i)\b(https?|ftp|file|mailto|xmpp)\\:|\b(www)\\\.|@")
+
+
+def _unlink(match: re.Match[str]) -> str:
+    if match.group(1):
+        return f"{match.group(1)}&#58;"
+    if match.group(2):
+        return f"{match.group(2)}&#46;"
+    return "&#64;"
 
 
 def as_text(text: str) -> str:
@@ -68,6 +81,7 @@ def as_text(text: str) -> str:
     # Backslash-escaping every ASCII punctuation mark is CommonMark's own way to say
     # "this character is text"; ':' also stops Streamlit's :icon: and :color[...] syntax.
     escaped = _MD_SPECIAL.sub(r"\\\1", text.replace("\r\n", "\n").replace("\r", "\n"))
+    escaped = _AUTOLINK.sub(_unlink, escaped)
     return escaped.replace("\n", "  \n")  # keep the user's line breaks
 
 
@@ -179,14 +193,20 @@ def render_details(turn: Turn) -> None:
     else:
         n = len(turn.memories)
         title = f"Details · {n} {'memory' if n == 1 else 'memories'} used"
+        if turn.withheld:
+            title += f" · {len(turn.withheld)} withheld"
     with st.expander(title):
         if turn.decision.badge_reason != turn.decision.reason:
             st.markdown(f"**The gate's whole reason:** {as_text(turn.decision.reason)}")
         if turn.memories:
             st.markdown("**Memories given to the reply** (similarity · text)")
             st.markdown("\n".join(render_memory_line(m) for m in turn.memories))
-        elif turn.decision.retrieve:
+        elif turn.decision.retrieve and not turn.withheld:
             st.caption("Searched: nothing scored above the relevance cut-off.")
+        if turn.withheld:
+            st.markdown("**Withheld from the reply** (memory is data, never instructions)")
+            lines = [f"{render_memory_line(m)} · *{as_text(m.flag or '')}*" for m in turn.withheld]
+            st.markdown("\n".join(lines))
         if turn.capture is not None and turn.capture.dropped:
             st.markdown("**Suggested by the capture model, not saved** (not in your words)")
             st.markdown("\n".join(f"- {as_text(fact)}" for fact in turn.capture.dropped))
@@ -434,7 +454,7 @@ def render_connection(assistant: Assistant) -> None:
     if assistant.offline:
         st.warning(
             "**OFFLINE** · local gate + offline responder  \n"
-            f"{as_text(assistant.offline_reason or 'no model configured')}.  \n"
+            f"{as_text(end_sentence(assistant.offline_reason or 'no model configured'))}  \n"
             "Set `ANTHROPIC_API_KEY` (or `ANTHROPIC_BASE_URL`), or unset "
             "`MEMGATE_LOCAL_MODEL`, and restart for model replies.",
             icon=":material/cloud_off:",
@@ -559,10 +579,22 @@ def render_stats() -> None:
 
 
 def add_memory(assistant: Assistant) -> None:
-    """Form callback: store the typed fact; the form clears itself."""
+    """Form callback: store the typed fact (the form clears itself), or keep why it was refused."""
+    from memory.records import MemoryStoreError, visible
+
     text = str(st.session_state.get("memory_add", "")).strip()
-    if text:
-        assistant.store.add(text, source="typed")
+    st.session_state.pop("memory_add_problem", None)
+    if not visible(text):  # nothing typed, or only zero-width characters
+        return
+    try:
+        added = assistant.store.remember(text, source="typed")
+    except MemoryStoreError as exc:  # too long, a server that went away: said under the form
+        st.session_state["memory_add_problem"] = str(exc)
+        return
+    if added.flag:
+        st.session_state["memory_add_problem"] = (
+            f"Saved, but it {added.flag}. It is kept here and never sent to the model."
+        )
 
 
 def reset_memories(assistant: Assistant) -> None:
@@ -575,18 +607,28 @@ def reset_memories(assistant: Assistant) -> None:
 
 def render_memories(assistant: Assistant) -> None:
     """The memory browser: search, delete, add, reset to the demo persona."""
+    from memory.records import MemoryStoreError
+
     store = assistant.store
-    st.subheader(f"Memories ({store.count():,})", divider="gray")
-    query = st.text_input("Search memories", key="memory_search", placeholder="Alex")
-    if query.strip():  # ranked by similarity, no cut-off: browsing should always show some
-        shown = store.search(query, k=MEMORY_PAGE, min_similarity=-1.0)
-    else:
-        shown = store.list(0, MEMORY_PAGE)
+    try:
+        total = store.count()
+        st.subheader(f"Memories ({total:,})", divider="gray")
+        query = st.text_input("Search memories", key="memory_search", placeholder="Alex")
+        if query.strip():  # ranked by similarity, no cut-off: browsing should always show some
+            shown = store.search(query, k=MEMORY_PAGE, min_similarity=-1.0)
+        else:
+            shown = store.list(0, MEMORY_PAGE)
+    except MemoryStoreError as exc:  # e.g. the Chroma server went away: say what to do
+        st.error(as_text(str(exc)), icon=":material/error:")
+        return
     # A scrolling box keeps the controls below it on screen with 60+ memories.
     with st.container(height=360, key="memory-list"):
         for memory in shown:
             text_col, button_col = st.columns([7, 1], vertical_alignment="center")
             text_col.markdown(render_memory_line(memory)[2:])
+            if memory.flag:
+                why = as_text(memory.flag)
+                text_col.caption(f":material/block: never sent to the model · {why}")
             button_col.button(
                 "",
                 icon=":material/delete:",
@@ -598,11 +640,13 @@ def render_memories(assistant: Assistant) -> None:
             )
         if not shown:
             st.caption("No memories.")
-        elif not query.strip() and store.count() > MEMORY_PAGE:
+        elif not query.strip() and total > MEMORY_PAGE:
             st.caption(f"Newest {MEMORY_PAGE} shown; search to find the others.")
     with st.form("add-memory", clear_on_submit=True, border=False):
         st.text_input("Add a memory", key="memory_add", placeholder="I'm allergic to peanuts")
         st.form_submit_button("Add", icon=":material/add:", on_click=add_memory, args=(assistant,))
+    if st.session_state.get("memory_add_problem"):
+        st.warning(as_text(st.session_state["memory_add_problem"]), icon=":material/warning:")
     with st.popover("Reset to demo persona", icon=":material/restart_alt:"):
         st.caption("Deletes every memory, including ones you added, and loads the demo persona.")
         st.button(
@@ -626,7 +670,9 @@ def example_prompts() -> None:
 
 def main() -> None:
     """Draw the page; run a turn when a message arrives."""
-    st.set_page_config(page_title="Memory Gate", page_icon=":material/memory:", layout="wide")
+    # An emoji, not a :material/…: icon: Streamlit fetches a material favicon from
+    # fonts.gstatic.com, and the page must make no request off the machine.
+    st.set_page_config(page_title="Memory Gate", page_icon="🧠", layout="wide")
     st.html(CSS)
     st.title("Memory Gate")
     st.caption(

@@ -7,6 +7,8 @@ import math
 import operator
 import re
 
+from assistant.text import end_sentence
+
 MAX_EXPRESSION_CHARS = 200
 MAX_DEPTH = 30
 MAX_EXPONENT = 1000
@@ -130,5 +132,5 @@ def answer_arithmetic(message: str) -> str | None:
     try:
         value = evaluate(expression)
     except ArithmeticError_ as exc:
-        return f"I can't compute that offline: {exc}."
+        return end_sentence(f"I can't compute that offline: {exc}")
     return f"{expression} = {format_number(value)}"

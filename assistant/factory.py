@@ -15,6 +15,7 @@ from assistant.llm import make_client
 from assistant.offline import OfflineResponder
 from assistant.pipeline import Pipeline
 from assistant.respond import ModelResponder
+from assistant.text import end_sentence
 from memory.store import MemoryStore
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ class Assistant:
         if not status.ready:
             return None  # still loading after wait_s: the turn fails open and says why
         restarted = self.local.ensure_running()
-        return restarted[0].upper() + restarted[1:] + "." if restarted else None
+        return end_sentence(restarted[0].upper() + restarted[1:]) if restarted else None
 
     def fall_back_if_failed(self) -> bool:
         """Switch to offline once the local model has failed to start; True if it just did."""

@@ -219,6 +219,13 @@ class _Reader:
 def inspect_gguf(path: str | os.PathLike[str]) -> GgufInfo:
     """Read a GGUF header and check the file holds every tensor it declares."""
     path = Path(path)
+    if path.is_dir():
+        found = sorted(p.name for p in path.glob("*.gguf"))[:3]
+        inside = f" It holds {', '.join(found)}." if found else " It holds no .gguf file."
+        raise ModelFileError(
+            f"{path} is a directory, not a model file: set MEMGATE_LOCAL_MODEL to the path of "
+            f"the .gguf file itself.{inside}"
+        )
     if not path.is_file():
         raise ModelFileError(f"No model file at {path}. {INSTALL_HINT}")
     size = path.stat().st_size

@@ -86,3 +86,12 @@ def test_a_missing_slice_says_how_to_install_the_model(
     monkeypatch.setattr(model_file, "DEFAULT_MODEL_PARTS", 23)
     with pytest.raises(ModelFileError, match=r"part\d+ is missing.*make demo.*MEMGATE_LOCAL_MODEL"):
         assemble_default_model(tmp_path / "cache")
+
+
+def test_a_directory_is_reported_as_a_directory(tmp_path: Path) -> None:
+    # Before: "No model file at <dir>", which sends the user looking for a missing file.
+    from assistant.model_file import inspect_gguf
+
+    (tmp_path / "qwen.gguf").write_bytes(b"GGUF")
+    with pytest.raises(ModelFileError, match=r"is a directory.*It holds qwen\.gguf\.$"):
+        inspect_gguf(tmp_path)
