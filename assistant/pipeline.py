@@ -16,6 +16,7 @@ from assistant.capture import Capturer, CaptureResult
 from assistant.gate import Gate, GateDecision, failed_open_decision
 from assistant.llm import describe_error
 from assistant.respond import HistoryItem, Lookup, Responder, TextCallback
+from assistant.vocabulary import with_vocabulary
 from memory.injection import instruction_flag, reply_follows
 from memory.records import Memory
 
@@ -164,6 +165,7 @@ class Pipeline:
         clock: Callable[[], float] = time.perf_counter,
         screen_memories: bool = True,
         check_reply: bool = True,
+        vocabulary: bool = True,
     ) -> None:
         self.gate = gate
         self.store = store
@@ -176,6 +178,16 @@ class Pipeline:
         # memory is written again without it. Off only to measure what they are worth.
         self.screen_memories = screen_memories
         self.check_reply = check_reply
+        # A skipped message that names what the user's memories mention retrieves
+        # (assistant/vocabulary.py). Off only to measure what it is worth.
+        self.vocabulary = vocabulary
+
+    def _with_vocabulary(self, decision: GateDecision, message: str) -> GateDecision:
+        try:
+            return with_vocabulary(decision, message, self.store)
+        except Exception:  # noqa: BLE001 - an extra signal: the gate's own decision stands
+            _log.warning("the vocabulary rule could not read the store", exc_info=True)
+            return decision
 
     def respond(
         self,
@@ -197,6 +209,8 @@ class Pipeline:
             )
             message = message[:MAX_MESSAGE_CHARS]
         decision = _decide(gate or self.gate, message)
+        if self.vocabulary:
+            decision = self._with_vocabulary(decision, message)
         if decision.truncated and notice is None:
             notice = "The gate judged only the start of this long message."
         if on_decision is not None:

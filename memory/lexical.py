@@ -303,6 +303,12 @@ class BM25Index:
         with self._lock:
             return {t: self._idf_locked(t) for t in terms}
 
+    def document_frequency(self, text: str) -> dict[str, int]:
+        """Each distinct word of `text` (tokenised) and how many documents contain it."""
+        terms = list(dict.fromkeys(tokenize(text)))
+        with self._lock:
+            return {t: self._df[i] if (i := self._vocab.get(t)) is not None else 0 for t in terms}
+
     def _idf_locked(self, word: str) -> float:
         n = len(self._slot_of)
         term = self._vocab.get(word)

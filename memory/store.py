@@ -1023,6 +1023,24 @@ class MemoryStore:
         return [m for m in scored if (m.similarity or 0.0) >= cutoff][:k]
 
     @_server_errors
+    def mentions(self, words: Sequence[str], max_share: float = 0.2) -> list[str]:
+        """The words (names, codes) that some, but not most, of this user's memories contain.
+
+        A keyword-index lookup, not a search: no memory is read. `max_share` keeps out a
+        word so common in this store that it says nothing (the user's own name, say).
+        """
+        if not words:
+            return []
+        lex = self._lex
+        with lex.lock:
+            if not lex.exclusive:
+                self._sync_locked()  # other processes may have written: one count() if not
+            total = len(lex.index)
+            counts = {w: lex.index.document_frequency(w) for w in words}
+        limit = max(1, int(total * max_share))
+        return [w for w, df in counts.items() if df and all(0 < n <= limit for n in df.values())]
+
+    @_server_errors
     def scored(self, query: str, k: int) -> list[Memory]:
         """The top-k memories by hybrid similarity, without the cut-off."""
         vector = self._embed([query])[0]

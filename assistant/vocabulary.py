@@ -1,0 +1,77 @@
+"""The vocabulary rule: a name or code that the user's memories mention needs memory.
+
+"What breed is Mango?", "What does Noor do?", "Which chip is on the v3 board?": nothing in
+the words says they are about the user's life, so a gate that reads only the message
+skips them, and the model then invents an answer. But Mango, Noor and v3 are in the
+user's memories. When a gate skips a message, its names and codes are looked up in the
+store's keyword index (word counts only: no memory is read, no search is run) and, when
+the user's memories mention one, the message retrieves, and the badge says why.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from assistant.gate import GateDecision, Method
+
+if TYPE_CHECKING:
+    from memory.store import MemoryStore
+
+# A single capitalised word (a first name, a pet, a place of one's own) or a code with a
+# digit in it (v3, Q3, A320). Acronyms and runs of capitalised words (Royal Albert Hall,
+# Barack Obama) are left out: they mostly name the world's things, not the user's.
+_CAPITALISED_RUN = re.compile(r"\b[A-Z][a-z'’]+(?:\s+[A-Z][a-z'’]+)*\b")
+_CODE = re.compile(r"\b(?:[A-Za-z]+\d[\w-]*|\d+[A-Za-z][\w-]*)\b")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n)\s*[\"“(]?([A-Z][a-z'’]+)")
+_DEFINITE = re.compile(r"\b[Tt]he\s+([a-z][a-z-]{2,})\b")
+# Words after "the" that are grammar or measure, never a thing of the user's.
+_NOT_THINGS = frozenset(
+    """best worst most least first last next same other difference meaning capital way
+    number difference average sum total name time date day week month year world
+    """.split()
+)
+MAX_DEFINITE_WORDS = 10
+MAX_WORDS = 15  # a longer message brings its own material (a word problem names its people)
+ASKS_ABOUT = (Method.LOCAL, Method.MODEL)  # only a judgement can be wrong this way
+
+
+def name_like(message: str) -> list[str]:
+    """Words of a short message that may name something of the user's: names and codes."""
+    if len(message.split()) > MAX_WORDS:
+        return []
+    # A capitalised word that opens a sentence is grammar, not a name ("Which", "Four").
+    openers = {m.start(1) for m in _SENTENCE_START.finditer(message)}
+    out: list[str] = []
+    for run in _CAPITALISED_RUN.finditer(message):
+        words = run.group(0).split()
+        if run.start() in openers:
+            words = words[1:]
+        if len(words) == 1 and words[0] != "I":
+            out.append(re.sub(r"['’]s?$", "", words[0]))
+    out += _CODE.findall(message)
+    if len(message.split()) <= MAX_DEFINITE_WORDS:
+        # "the company", "the flat", "the seed": a short question about a thing it takes
+        # for known. Only a thing this user's memories talk about counts (see `mentions`).
+        out += [w for w in _DEFINITE.findall(message) if w.lower() not in _NOT_THINGS]
+    return list(dict.fromkeys(out))
+
+
+def with_vocabulary(decision: GateDecision, message: str, store: MemoryStore) -> GateDecision:
+    """The decision, turned to retrieve when a skipped message names what memories mention."""
+    if decision.retrieve or decision.method not in ASKS_ABOUT:
+        return decision
+    started = time.perf_counter()
+    known = store.mentions(name_like(message))
+    if not known:
+        return decision
+    return replace(
+        decision,
+        retrieve=True,
+        query=message,
+        reason=f"mentions {known[0]}, in your memories",
+        method=Method.RULE,
+        elapsed_ms=decision.elapsed_ms + (time.perf_counter() - started) * 1000.0,
+    )
