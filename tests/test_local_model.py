@@ -343,7 +343,9 @@ def test_the_gate_eval_runs_the_llm_gate_on_the_local_model_with_no_key(tmp_path
     result = json.loads(done.stdout)
     assert result["n"] == 3 and result["gate"] == "llm"
     assert result["model"].startswith("Smollm2") and result["endpoint"] == "127.0.0.1"
-    assert 0 <= result["failed_open"] <= 3
+    # Through the native endpoint and its grammar, even the 135M model, which never writes
+    # the gate's JSON unconstrained, fails open on none of them.
+    assert result["failed_open"] == 0
     assert "starting the local model" in done.stderr
 
 
