@@ -62,18 +62,16 @@ CSS = """
 """
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$=&])")
-# Bare addresses that GitHub-flavoured markdown turns into links even when every mark in
-# them is backslash-escaped ("http\\://…", "www\\.…", "a@b\\.c"): a character reference
-# for that one mark shows the same character and is not part of a link.
-_AUTOLINK = re.compile(r"(?i)\b(https?|ftp|file|mailto|xmpp)\\:|\b(www)\\\.|@")
+# Streamlit's markdown (remark-gfm) links bare addresses found in the parsed text, after
+# escapes are undone: "http\\://…", "www\\.…" and "a@b\\.c" still became links. A word
+# joiner (U+2060, invisible) inside the scheme, after "www" and around "@" breaks the match.
+_AUTOLINK = re.compile(r"(?i)\b(https?|ftp|file|mailto|xmpp)(?=\\:)|\b(www)(?=\\\.)|@")
+_JOINER = "\u2060"
 
 
 def _unlink(match: re.Match[str]) -> str:
-    if match.group(1):
-        return f"{match.group(1)}&#58;"
-    if match.group(2):
-        return f"{match.group(2)}&#46;"
-    return "&#64;"
+    word = match.group(1) or match.group(2)
+    return f"{word}{_JOINER}" if word else f"{_JOINER}@{_JOINER}"
 
 
 def as_text(text: str) -> str:

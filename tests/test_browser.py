@@ -114,3 +114,46 @@ def test_messages_sent_in_a_burst_are_all_answered(browser_ready: None, tmp_path
             except Exception:
                 print(app.log_tail())
                 raise
+
+
+def test_nothing_leaves_the_machine_and_memory_links_stay_text(
+    browser_ready: None, tmp_path: Path
+) -> None:
+    # Issue 20: the page fetched its favicon from fonts.gstatic.com (a :material: page icon),
+    # and URLs in memory text were live links in the memory browser and the turn's details.
+    from urllib.parse import urlsplit
+
+    from memory.store import MemoryStore, release_folder
+
+    folder = tmp_path / "memories"
+    store = MemoryStore.persistent(folder, "demo")
+    store.add("My link notes: http://127.0.0.1:9/x.png and www.example.com/a and me@example.com")
+    store.close()
+    release_folder(folder)
+    env = offline_env(folder)  # no key, no endpoint
+    env["MEMGATE_GATE_MODE"] = "always"
+    requests: list[str] = []
+    with chromium_page() as page, running_app(folder, env) as app:
+        try:
+            page.on("request", lambda request: requests.append(request.url))
+            page.goto(app.url)
+            wait_usable(page)
+            send(page, "What are my link notes?")
+            badge_texts(page, 1)
+            page.get_by_text("Details ·").first.click()
+            page.get_by_text("Memories given to the reply").first.wait_for()
+            wait_idle(page)
+            hrefs = page.evaluate(
+                "Array.from(document.querySelectorAll("
+                "'[data-testid=stSidebar] a[href], .stChatMessage a[href]')).map(a => a.href)"
+            )
+        except Exception:
+            print(app.log_tail())
+            raise
+    assert requests, "the page made no request at all: the recording did not work"
+    away = sorted(
+        {u for u in requests if urlsplit(u).hostname not in ("127.0.0.1", "localhost", None)}
+    )
+    assert away == [], away
+    live = [h for h in hrefs if "127.0.0.1:9" in h or "example.com" in h]
+    assert live == [], live
