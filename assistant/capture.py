@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assistant.llm import describe_error, json_span, text_of
+from memory.injection import instruction_flag
 from memory.records import MemoryStoreError
 
 if TYPE_CHECKING:  # the store imports Chroma; capture only needs its type here
@@ -83,6 +84,9 @@ class CaptureResult:
     saved: tuple[str, ...] = ()  # new memories
     known: tuple[str, ...] = ()  # near-duplicates of memories we had: updated, not added
     dropped: tuple[str, ...] = ()  # the model's "facts" that the message does not state
+    # Read like instructions to the assistant (memory/injection.py): a memory is never a
+    # command, so capture does not save them from a chat message.
+    refused: tuple[str, ...] = ()
     method: str = "off"  # off | rules | model | none
     error: str | None = None
     elapsed_ms: float = 0.0
@@ -97,6 +101,7 @@ class CaptureResult:
             # assistant said it): only a count here; the details list the texts.
             n = len(self.dropped)
             parts.append(f"{n} {'suggestion' if n == 1 else 'suggestions'} not saved")
+        parts += [f"not saved, it reads like an instruction to me: {fact}" for fact in self.refused]
         if self.error:
             parts.append(f"capture problem: {self.error}")
         return " · ".join(parts)
@@ -238,7 +243,8 @@ class Capturer:
             method, facts = "rules", rule_facts(message)
         saved: list[str] = []
         known: list[str] = []
-        for fact in facts:
+        refused = [f for f in facts if instruction_flag(f)]
+        for fact in (f for f in facts if f not in refused):
             try:
                 added = self._store.remember(fact, source="captured")
             except MemoryStoreError as exc:
@@ -249,6 +255,7 @@ class Capturer:
             saved=tuple(saved),
             known=tuple(known),
             dropped=tuple(dropped),
+            refused=tuple(refused),
             method=method if facts or dropped or error else "none",
             error=error,
             elapsed_ms=(self._clock() - started) * 1000.0,
