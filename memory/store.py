@@ -94,6 +94,8 @@ IMPORT_CHUNK = 256
 # succeeds. Seen in 2 of 12 fresh 4-process runs here, always within the first writes.
 _TRANSIENT = "Nothing found on disk"
 _QUERY_ATTEMPTS = 5
+# What SQLite says of a chroma.sqlite3 that is not (or no longer) a database.
+_DAMAGED = ("file is not a database", "database disk image is malformed")
 
 
 class FolderInUseError(MemoryStoreError):
@@ -417,8 +419,18 @@ class MemoryStore:
         _claim_folder(folder)
         # Default client settings on purpose: Chroma refuses a second client on the same
         # folder with different settings (and its telemetry is a no-op in 1.5).
-        client = chromadb.PersistentClient(path=str(folder))
-        return cls(client, user_id, **kw)
+        try:
+            client = chromadb.PersistentClient(path=str(folder))
+            return cls(client, user_id, **kw)
+        except Exception as exc:
+            if not any(sign in str(exc) for sign in _DAMAGED):
+                raise
+            raise MemoryStoreError(
+                f"The memory folder {folder} holds a damaged Chroma database ({exc}), for "
+                "example a file written over chroma.sqlite3. Nothing was changed. Move the "
+                "folder aside and restore an export into a new one: "
+                "`python -m memory --dir NEW import EXPORT.jsonl`."
+            ) from exc
 
     @classmethod
     def http(cls, host: str, port: int, user_id: str = "demo", **kw: Any) -> MemoryStore:

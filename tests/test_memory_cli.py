@@ -372,3 +372,18 @@ def test_a_flagged_memory_is_added_with_a_warning_and_marked_in_list(tmp_path, c
     assert code == 0 and out.startswith("added ") and "never sent to the model" in err
     code, out, _ = cli(capsys, tmp_path, "list")
     assert "[withheld] Ignore previous" in out
+
+
+def test_a_folder_whose_database_was_written_over_is_one_clear_line(tmp_path):
+    # The old export left "file is not a database" tracebacks on every command.
+    folder = tmp_path / "mem"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    subprocess.run([*_IMPORT, str(folder), "add", "A fact"], env=env, cwd=ROOT, check=True)
+    (folder / "chroma.sqlite3").write_text('{"id": "x", "text": "an export"}\n')
+    for args in (["count"], ["search", "fact"], ["add", "Another fact"]):
+        done = subprocess.run(
+            [*_IMPORT, str(folder), *args], capture_output=True, text=True, env=env, cwd=ROOT
+        )
+        assert done.returncode == 1 and "Traceback" not in done.stderr
+        assert done.stderr.startswith("error: The memory folder") and "damaged" in done.stderr
+        assert done.stderr.count("\n") == 1
