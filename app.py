@@ -17,6 +17,7 @@ import streamlit as st
 from assistant import gate_modes
 from assistant.session import STAGES, exchanges, session_stats, stage_rows
 from assistant.text import end_sentence
+from memory.records import visible
 
 if TYPE_CHECKING:  # the pipeline imports Chroma (~2.5 s): load it after the first paint
     from assistant.factory import Assistant
@@ -156,7 +157,9 @@ def receive(message: str | None = None) -> None:
     stopped. (The bigger cause of lost bursts was the file watcher: see assistant/cli.py.)
     """
     text = st.session_state.get(CHAT_KEY) if message is None else message
-    if isinstance(text, str) and text.strip():  # empty messages are ignored
+    # Empty messages are ignored, and so are ones of only zero-width characters: the model
+    # would answer its own prompt (the issue saw the system prompt's words come back).
+    if isinstance(text, str) and visible(text):
         inbox().append(text.strip())
 
 

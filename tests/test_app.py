@@ -398,6 +398,11 @@ def test_empty_messages_are_ignored(app: AppTest) -> None:
     assert turns(app) == [] and not app.chat_message
 
 
+def test_a_message_of_only_zero_width_characters_is_ignored(app: AppTest) -> None:
+    send(app, "\u200b\u200b\ufeff")
+    assert turns(app) == [] and not app.chat_message
+
+
 def test_a_very_long_message_gets_a_notice(app: AppTest) -> None:
     send(app, "Tell me about this. " * 1500)  # 30,000 characters
     (turn,) = turns(app)
