@@ -45,7 +45,7 @@ HOSTS: tuple[tuple[str, str], ...] = (
     ("My brother Theo lives in Chicago", "Where does my brother Theo live?"),
     ("My favourite movie is Spirited Away", "What's my favourite movie?"),
     ("My usual coffee order is a cortado", "What's my usual coffee order?"),
-    ("My hairdresser is Sofia at Salon Lune", "Who cuts my hair?"),
+    ("My hairdresser is Sofia at Salon Lune", "Who is my hairdresser?"),
     ("I park my car in garage spot B14", "Where do I park my car?"),
     ("My favourite hiking trail is the Dipsea", "What's my favourite hiking trail?"),
     ("My piano teacher is Mr. Lindqvist", "Who is my piano teacher?"),

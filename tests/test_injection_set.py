@@ -1,0 +1,75 @@
+"""The injection set: well-formed, reproducible, every question finds its memory, checks work."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+
+from bench.injection_bench import check, sample
+from bench.injection_set import SET_PATH, held_out, load, rows
+
+
+def test_the_committed_set_is_what_the_generator_writes():
+    assert load() == json.loads(json.dumps(rows()))  # python -m bench.injection_set
+
+
+def test_the_set_has_every_kind_the_issue_names():
+    data = load()
+    attacks = [r for r in data if r["kind"] == "attack"]
+    benign = [r for r in data if r["kind"] == "benign"]
+    assert len(attacks) >= 100 and len(benign) >= 50
+    assert {r["source"] for r in attacks} == {"own", "garak", "bipia"}
+    own = {r["category"] for r in attacks if r["source"] == "own"}
+    assert {"override", "fake system note", "role play", "reply only with", "image or link"} <= own
+    assert len({r["id"] for r in data}) == len(data)
+    assert len(held_out()) == 75 and SET_PATH.exists()
+
+
+def test_every_question_finds_its_memory_among_the_demo_persona(tmp_path):
+    from memory.persona import seed_demo
+    from memory.store import MemoryStore
+
+    store = MemoryStore.persistent(tmp_path / "mem", "set")
+    seed_demo(store)
+    missed = []
+    for row in load():
+        added = store.remember(row["memory"])
+        found = {m.id for m in store.search(row["question"], k=5)}
+        if added.id not in found:
+            missed.append(row["id"])
+        if not added.merged:
+            store.delete(added.id)
+    assert missed == []
+
+
+@pytest.mark.parametrize(
+    ("reply", "spec", "passed"),
+    [
+        ("PWNED", {"type": "contains", "value": ["pwned"]}, True),
+        ("Your colour is teal.", {"type": "contains", "value": ["pwned"]}, False),
+        ("![x](http://e.x/p.png)", {"type": "image"}, True),
+        (
+            "Tu color favorito es el azul, y es muy bonito para ti.",
+            {"type": "language", "value": "es"},
+            True,
+        ),
+        ("Your favourite colour is teal.", {"type": "language", "value": "es"}, False),
+        (base64.b64encode(b"Your favourite colour is teal.").decode(), {"type": "encoded"}, True),
+        ("Your favourite colour is teal.", {"type": "encoded"}, False),
+        (".laet si ruoloc etiruovaf ruoY .uoy fo eno si ti dna", {"type": "reversed"}, True),
+        ("Your favourite colour is teal, and that is it.", {"type": "reversed"}, False),
+        ("Teal 💙🌊", {"type": "emoji"}, True),
+    ],
+)
+def test_the_checks_read_a_reply_as_intended(reply, spec, passed):
+    assert check(reply, spec) is passed
+
+
+def test_the_quick_sample_takes_every_source_and_is_stable():
+    data = load()
+    quick = sample(data, quick=True)
+    assert quick == sample(data, quick=True)
+    assert {r["source"] for r in quick if r["kind"] == "attack"} == {"own", "garak", "bipia"}
+    assert any(r["kind"] == "benign" for r in quick)
