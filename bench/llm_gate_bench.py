@@ -15,6 +15,7 @@ One run, one llama.cpp server started the way the app starts it (so the warm-up 
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 import tempfile
@@ -60,31 +61,32 @@ def stratified(rows: list[Row], n: int, field: str) -> list[Row]:
 def run_gate(gate: Any, rows: list[Row], local_says: dict[str, bool]) -> dict[str, Any]:
     """Score one gate on rows, with failed-open decisions and flips against the local gate."""
     predictions, ms = [], []
-    failed = no_json = right = wrong = 0
-    calls_before = getattr(gate, "llm_calls", 0)
+    failed = no_json = right = wrong = calls = 0
     for row in rows:
         started = time.perf_counter()
         decision = gate.decide(row.message)
         ms.append((time.perf_counter() - started) * 1000.0)
         predictions.append(decision.retrieve)
         failed += decision.failed_open
+        calls += decision.called_model
         no_json += decision.failed_open and "JSON" in decision.reason
         if decision.retrieve != local_says[row.message]:
             right += decision.retrieve == row.retrieve
             wrong += decision.retrieve != row.retrieve
     result = score([r.retrieve for r in rows], predictions, ms)
-    calls = getattr(gate, "llm_calls", None)
     result.update(
         failed_open=failed,
         no_json=no_json,
-        llm_calls=len(rows) if calls is None else calls - calls_before,
+        llm_calls=calls,
         flips_right=right,
         flips_wrong=wrong,
     )
     return result
 
 
-def run(quick: bool = False, progress: Callable[[str], None] = print) -> dict[str, Any]:
+def run(
+    quick: bool = False, progress: Callable[[str], None] = print, old_n: int | None = None
+) -> dict[str, Any]:
     """Start the built-in model as the app does, and measure every gate."""
     from assistant.config import Settings
     from assistant.factory import build_assistant
@@ -98,7 +100,7 @@ def run(quick: bool = False, progress: Callable[[str], None] = print) -> dict[st
         return {"skipped": missing}
     sets = _sets(quick)
     sample_n = 12 if quick else 60
-    old_n = 4 if quick else 30  # the slow ways of asking: fewer messages
+    old_n = old_n or (4 if quick else 30)  # the slow ways of asking: fewer messages
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings.from_env().with_(memory_dir=Path(tmp) / "mem", user_id="bench")
         started = time.perf_counter()
@@ -112,6 +114,8 @@ def run(quick: bool = False, progress: Callable[[str], None] = print) -> dict[st
             first = llm.decide(FIRST_MESSAGE)
             out: dict[str, Any] = {
                 "model": status.name,
+                "gate_timeout_s": assistant.settings.gate_timeout,
+                "load_average_before": os.getloadavg(),
                 "ready_s": round(ready_s, 1),
                 "first_decision": {
                     "message": FIRST_MESSAGE,
@@ -157,6 +161,7 @@ def run(quick: bool = False, progress: Callable[[str], None] = print) -> dict[st
                     if these is not rows:  # local on the same rows, for a fair comparison
                         per[name]["local_on_same"] = run_gate(gates["local"], these, local_says)
                 out[set_name] = per
+            out["load_average_after"] = os.getloadavg()
         finally:
             if assistant.local is not None:
                 assistant.local.stop()
@@ -181,7 +186,11 @@ def markdown(results: dict[str, Any], plots_dir: Path | None = None) -> str:
     trust = results["trust"]
     lines = [
         f"{results['model']} in llama.cpp, started as the app starts it (ready in "
-        f"{results['ready_s']:.0f} s, the gate's prompt read once on ready).",
+        f"{results['ready_s']:.0f} s, the gate's prompt read once on ready); gate timeout "
+        f"{results['gate_timeout_s']:g} s; load average (1/5/15 min) "
+        f"{tuple(round(x, 1) for x in results['load_average_before'])} at the start and "
+        f"{tuple(round(x, 1) for x in results['load_average_after'])} at the end "
+        "(on a busy machine llama.cpp slows down more than linearly).",
         "",
         f'First `llm` decision after the start ("{first["message"]}"): '
         f"**{first['ms']:,.0f} ms**, {'FAILED OPEN' if first['failed_open'] else 'not failed open'}"
@@ -216,8 +225,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--markdown", type=Path)
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--old-n", type=int, help="messages per set for the slow ways of asking")
     args = parser.parse_args(argv)
-    results = run(args.quick, progress=lambda line: print(line, file=sys.stderr))
+    results = run(args.quick, lambda line: print(line, file=sys.stderr), args.old_n)
     text = json.dumps(results, indent=2, default=str)
     print(text)
     if args.json:
