@@ -399,9 +399,11 @@ def test_cascade_empty_input_never_calls(local, fake_api, sdk_client):
     assert fake_api.requests == []
 
 
-def test_default_band_comes_from_the_weights(local):
+def test_an_unmeasured_model_asks_in_the_band_from_the_weights(local):
     cascade = CascadeGate(local, LlmGate(object(), "m", max_retries=None))
-    assert cascade.band == (local.weights.cascade_low, local.weights.cascade_high)
+    low, high = local.weights.cascade_low, local.weights.cascade_high
+    assert cascade.band(low) and cascade.band((low + high) / 2)
+    assert not cascade.band(high) and not cascade.band(low / 2)
 
 
 # --- the cascade's measured trust (issue 21) --------------------------------------------
