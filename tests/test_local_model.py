@@ -227,7 +227,9 @@ def test_killing_the_server_mid_stream_ends_that_turn_and_the_next_completes(
         assert notice and "restarted" in notice and "exit code -9" in notice
         pipeline.responder = ModelResponder(client, "local-gguf", max_tokens=200)
         after = pipeline.respond("Say hello to me.")
-        assert after.error is None and after.reply.strip()
+        # The restarted server answers; the 135M model may ramble to the limit.
+        assert after.error is None or "length limit" in after.error, after.error
+        assert after.reply.strip()
         assert model.status.restarts == 1
     finally:
         model.stop()
