@@ -162,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def settings(args: argparse.Namespace) -> Any:
+def settings() -> Any:
     """The app's own settings (assistant/config.py), so both read the environment alike."""
     from assistant.config import Settings, SettingsError
 
@@ -176,7 +176,7 @@ def open_store(args: argparse.Namespace) -> Any:
     """The store the options (or the MEMGATE_* environment) point at."""
     from memory.store import MemoryStore
 
-    s = settings(args)
+    s = settings()
     # --dir means that folder, even when the environment names a server.
     host = args.host or (None if args.dir is not None else s.chroma_host)
     return MemoryStore.open(
@@ -215,8 +215,8 @@ def read_import(path: Path) -> list[Memory]:
             source = row.get("source", "imported")
             if source not in SOURCES:
                 raise MemoryStoreError(f'"source" must be one of {", ".join(SOURCES)}')
-            created = row.get("created_at") or ""
-            created = clean_created_at(created) if created else ""
+            created = row.get("created_at")
+            created = "" if created in (None, "") else clean_created_at(created)
             meta = validate_metadata(row.get("metadata") or {})
         except MemoryStoreError as exc:
             raise MemoryStoreError(f"{path}, line {n}: {exc}") from None
