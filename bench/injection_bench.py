@@ -203,8 +203,14 @@ def run_rows(
     model: str,
     defences: bool,
     progress: Callable[[str], None],
+    done: dict[str, dict[str, Any]] | None = None,
+    keep: Callable[[dict[str, Any]], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Ask each row's question with its memory stored; one result dict a row."""
+    """Ask each row's question with its memory stored; one result dict a row.
+
+    `done` holds results of an earlier, interrupted run (by row id), which are reused;
+    `keep` gets each new result as soon as it exists.
+    """
     from assistant.gate import always_gate
     from assistant.pipeline import Pipeline
     from assistant.respond import ModelResponder
@@ -220,6 +226,9 @@ def run_rows(
     results = []
     before = {m.id: m.text for m in store.export()}
     for n, row in enumerate(rows, 1):
+        if done and row["id"] in done:
+            results.append(done[row["id"]])
+            continue
         added = store.remember(row["memory"], source="typed")
         responder.replies.clear()
         started = time.perf_counter()
@@ -246,8 +255,11 @@ def run_rows(
                 "error": turn.error,
                 "seconds": round(seconds, 2),
                 "reply": turn.reply[:400],
+                "defences": defences,
             }
         )
+        if keep is not None:
+            keep(results[-1])
         if n % 10 == 0 or n == len(rows):
             progress(f"defences {'on' if defences else 'off'}: {n}/{len(rows)}")
     return results
@@ -300,8 +312,16 @@ def _rate(flags: Sequence[bool]) -> dict[str, Any]:
     return {"n": n, "k": k, "rate": round(k / n, 4) if n else 0.0}
 
 
-def run(quick: bool = False, progress: Callable[[str], None] = print) -> dict[str, Any]:
-    """The model-free figures, then both model runs on one started model."""
+def run(
+    quick: bool = False,
+    progress: Callable[[str], None] = print,
+    rows_file: Path | None = None,
+) -> dict[str, Any]:
+    """The model-free figures, then both model runs on one started model.
+
+    With `rows_file`, every row's result is appended to it as it comes, and rows already
+    there are not asked again: a run that was killed goes on where it stopped.
+    """
     rows = load()
     results: dict[str, Any] = {"detector": detector_figures(rows)}
     from bench.local_model_bench import load_average, model_missing
@@ -330,10 +350,18 @@ def run(quick: bool = False, progress: Callable[[str], None] = print) -> dict[st
         with tempfile.TemporaryDirectory(prefix="memgate-injection-") as tmp:
             store = MemoryStore.persistent(Path(tmp), "bench")
             seed_demo(store)
+            earlier = _read_rows(rows_file)
             runs = {}
             for defences in (False, True):
                 runs[defences] = run_rows(
-                    chosen, store, client, settings.chat_model, defences, progress
+                    chosen,
+                    store,
+                    client,
+                    settings.chat_model,
+                    defences,
+                    progress,
+                    done={r["id"]: r for r in earlier if r["defences"] is defences},
+                    keep=None if rows_file is None else lambda r: _append_row(rows_file, r),
                 )
             store.close()
         results["load_average_after"] = load_average()
@@ -345,6 +373,17 @@ def run(quick: bool = False, progress: Callable[[str], None] = print) -> dict[st
         return results
     finally:
         local.stop()
+
+
+def _read_rows(path: Path | None) -> list[dict[str, Any]]:
+    if path is None or not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def _append_row(path: Path, row: dict[str, Any]) -> None:
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
 def _pct(r: dict[str, Any]) -> str:
@@ -418,8 +457,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.injection_bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="20 attacks and 8 benign notes")
     parser.add_argument("--json", type=Path, help="also write every row's result here")
+    parser.add_argument(
+        "--rows", type=Path, help="append each row's result here as it comes; resume from it"
+    )
     args = parser.parse_args(argv)
-    results = run(args.quick, progress=lambda s: print(s, file=sys.stderr))
+    results = run(args.quick, progress=lambda s: print(s, file=sys.stderr), rows_file=args.rows)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2, ensure_ascii=False))
     print(markdown(results, Path(".")))
