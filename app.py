@@ -6,25 +6,36 @@ Run with `streamlit run app.py`. Settings come from the environment (see README)
 from __future__ import annotations
 
 import logging
-import re
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import streamlit as st
 
 from assistant import gate_modes
-from assistant.session import STAGES, exchanges, session_stats, stage_rows
+from assistant.chat import Exchange, OpenTurn, ReplyHooks, TurnOptions
+from assistant.display import (
+    as_text,
+    compare_line,
+    fmt_ms,
+    loading_label,
+    memory_line,
+    model_markdown,
+    offline_markdown,
+    redact,
+)
+from assistant.local_model import ModelState
+from assistant.pipeline import Variant
+from assistant.respond import ReplySource
+from assistant.session import STAGES, session_stats, stage_rows
 from assistant.text import end_sentence
 from memory.records import visible
 
-if TYPE_CHECKING:  # the pipeline imports Chroma (~2.5 s): load it after the first paint
+if TYPE_CHECKING:  # the factory imports Chroma (~2.5 s): load it after the first paint
     from assistant.factory import Assistant
     from assistant.gate import GateDecision
     from assistant.local_model import ModelStatus
     from assistant.pipeline import Turn
-    from memory.records import Memory
 
 # Prompts a presenter clicks: the first three should retrieve, the last three should not.
 EXAMPLES = (
@@ -62,60 +73,6 @@ CSS = """
 </style>
 """
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$=&])")
-# Streamlit's markdown (remark-gfm) links bare addresses found in the parsed text, after
-# escapes are undone: "http\\://…", "www\\.…" and "a@b\\.c" still became links. A word
-# joiner (U+2060, invisible) inside the scheme, after "www" and around "@" breaks the match.
-_AUTOLINK = re.compile(r"(?i)\b(https?|ftp|file|mailto|xmpp)(?=\\:)|\b(www)(?=\\\.)|@")
-_JOINER = "\u2060"
-
-
-def _unlink(match: re.Match[str]) -> str:
-    word = match.group(1) or match.group(2)
-    return f"{word}{_JOINER}" if word else f"{_JOINER}@{_JOINER}"
-
-
-def as_text(text: str) -> str:
-    """Markdown that shows `text` literally: no formatting, links, images, HTML or icons."""
-    # Backslash-escaping every ASCII punctuation mark is CommonMark's own way to say
-    # "this character is text"; ':' also stops Streamlit's :icon: and :color[...] syntax.
-    escaped = _MD_SPECIAL.sub(r"\\\1", text.replace("\r\n", "\n").replace("\r", "\n"))
-    escaped = _AUTOLINK.sub(_unlink, escaped)
-    return escaped.replace("\n", "  \n")  # keep the user's line breaks
-
-
-def model_markdown(text: str) -> str:
-    """A model reply as markdown, with images turned into text so nothing loads from the web."""
-    # Retrieved memories reach the model; an injected ![](http://...) must not phone home.
-    return text.replace("![", "!\\[")
-
-
-def offline_markdown(text: str) -> str:
-    """The offline responder's reply: its "> " quote lines as one quote block, text escaped."""
-    out: list[str] = []
-    for line in text.split("\n"):
-        if line.startswith("> "):
-            if out and not out[-1].startswith(">"):
-                out.append("")  # a blank line opens the quote block
-            out.append("> " + as_text(line[2:]))
-        elif line.strip():
-            out.append(as_text(line))
-    # Hard line breaks keep each memory on its own line inside the one quote block.
-    return "  \n".join(out).replace("  \n  \n", "\n\n")
-
-
-def redact(text: str, assistant: Assistant) -> str:
-    """Belt and braces: the API key never reaches the screen, whatever an error says."""
-    key = assistant.settings.api_key
-    return text.replace(key, "[api key]") if key else text
-
-
-def fmt_ms(ms: float | None) -> str:
-    """Milliseconds for people: one decimal when small."""
-    if ms is None:
-        return "–"
-    return f"{ms:.1f} ms" if ms < 10 else f"{ms:,.0f} ms"
-
 
 @st.cache_resource(show_spinner="Opening the memory store and loading the gate…")
 def get_assistant() -> Assistant:
@@ -123,23 +80,17 @@ def get_assistant() -> Assistant:
     from assistant.factory import build_assistant
 
     assistant = build_assistant()
-    # Pay every first-use cost now, not on the presenter's first click: the local gate's
-    # weights and its first inference, and the store's first search. A broken gate must not
-    # take the whole page down: the turn that uses it shows the error instead.
-    local = getattr(assistant.pipeline.gate, "local", assistant.pipeline.gate)
+    # A broken gate must not take the whole page down: the turn that uses it says so.
     try:
-        if hasattr(local, "warm"):
-            local.warm()
-            local.probability("When is my dentist appointment?")
-        assistant.store.search("dentist appointment", k=1)
+        assistant.warm()
     except Exception:  # noqa: BLE001 - logged; the first turn will show the same error
         logging.getLogger(__name__).warning("warm-up failed", exc_info=True)
     return assistant
 
 
-def turns() -> list[Turn]:
-    """This browser session's conversation: the Turn records, oldest first."""
-    return st.session_state.setdefault("turns", [])
+def exchanges() -> list[Exchange]:
+    """This browser session's conversation: the Exchange records, oldest first."""
+    return st.session_state.setdefault("exchanges", [])
 
 
 def inbox() -> list[str]:
@@ -165,7 +116,7 @@ def receive(message: str | None = None) -> None:
 
 def new_conversation() -> None:
     """Clear the chat and anything still waiting; memories stay."""
-    turns().clear()
+    exchanges().clear()
     inbox().clear()
 
 
@@ -179,12 +130,6 @@ def render_gate(decision: GateDecision) -> None:
         parts.append(f"query “{as_text(decision.query)}”")
     parts.append(f"{fmt_ms(decision.elapsed_ms)} · gate: {as_text(decision.gate)}")
     st.markdown(" &nbsp;·&nbsp; ".join(parts))
-
-
-def render_memory_line(memory: Memory) -> str:
-    """One memory as a markdown list item, its text escaped."""
-    score = "" if memory.similarity is None else f"`{memory.similarity:.2f}` "
-    return f"- {score}{as_text(memory.text)}"
 
 
 def render_details(turn: Turn) -> None:
@@ -201,12 +146,12 @@ def render_details(turn: Turn) -> None:
             st.markdown(f"**The gate's whole reason:** {as_text(turn.decision.reason)}")
         if turn.memories:
             st.markdown("**Memories given to the reply** (similarity · text)")
-            st.markdown("\n".join(render_memory_line(m) for m in turn.memories))
+            st.markdown("\n".join(memory_line(m) for m in turn.memories))
         elif turn.decision.retrieve and not turn.withheld:
             st.caption("Searched: nothing scored above the relevance cut-off.")
         if turn.withheld:
             st.markdown("**Withheld from the reply** (memory is data, never instructions)")
-            lines = [f"{render_memory_line(m)} · *{as_text(m.flag or '')}*" for m in turn.withheld]
+            lines = [f"{memory_line(m)} · *{as_text(m.flag or '')}*" for m in turn.withheld]
             st.markdown("\n".join(lines))
         if turn.capture is not None and turn.capture.dropped:
             st.markdown("**Suggested by the capture model, not saved** (not in your words)")
@@ -237,15 +182,16 @@ def render_details(turn: Turn) -> None:
 def render_answer(turn: Turn, assistant: Assistant, *, show_capture: bool = True) -> None:
     """The assistant side of one turn: reply, error, badge line, notices, capture, details."""
     if turn.reply:
-        if turn.reply_source == "offline":
+        if turn.reply_source is ReplySource.OFFLINE:
             st.markdown(offline_markdown(turn.reply))
             why = assistant.offline_reason or "no model configured"
             st.caption(f":material/cloud_off: offline responder · {as_text(why)}")
         else:
             st.markdown(model_markdown(turn.reply))
     if turn.error:
+        key = assistant.settings.api_key
         st.error(
-            f"**Something went wrong:** {as_text(redact(turn.error, assistant))}  \n"
+            f"**Something went wrong:** {as_text(redact(turn.error, key))}  \n"
             "The conversation goes on: send the message again or ask something else.",
             icon=":material/error:",
         )
@@ -262,7 +208,7 @@ def render_capture(turn: Turn, assistant: Assistant) -> None:
     if turn.capture is None or not turn.capture.summary:
         return
     icon = ":material/warning:" if turn.capture.error else ":material/bookmark_added:"
-    st.caption(f"{icon} {as_text(redact(turn.capture.summary, assistant))}")
+    st.caption(f"{icon} {as_text(redact(turn.capture.summary, assistant.settings.api_key))}")
 
 
 def render_user(message: str) -> None:
@@ -273,8 +219,9 @@ def render_user(message: str) -> None:
             st.caption(f"… {len(message) - SHOWN_MESSAGE_CHARS:,} more characters not shown")
 
 
-def render_compare(gated: Turn, always: Turn, assistant: Assistant) -> None:
+def render_compare(exchange: Exchange, always: Turn, assistant: Assistant) -> None:
     """Gated and always-retrieve side by side, each with its own badge and timing."""
+    gated = exchange.gated
     left, right = st.columns(2, gap="medium")
     with left:
         st.markdown(f"##### gated · {as_text(gated.decision.gate)}")
@@ -288,132 +235,94 @@ def render_compare(gated: Turn, always: Turn, assistant: Assistant) -> None:
                 "that the gate skipped"
             )
         render_answer(always, assistant, show_capture=False)
-    st.caption(as_text(compare_line(gated, always)))
+    st.caption(as_text(compare_line(exchange)))
     render_capture(gated, assistant)
 
 
-def compare_line(gated: Turn, always: Turn) -> str:
-    """What the twins measured: first token and memory tokens sent, and which ran first.
-
-    The second run of a pair reuses what the first warmed (llama.cpp's prompt cache, the
-    model's first-use costs), so the order alternates between exchanges and is said here:
-    a difference in one exchange can be the order, not the gate.
-    """
-    first = "gated" if gated.id < always.id else "always-retrieve"
-    return (
-        f"first token: gated {fmt_ms(gated.timings.first_token_ms)}, always-retrieve "
-        f"{fmt_ms(always.timings.first_token_ms)} · memory tokens sent: gated "
-        f"~{gated.usage.memory_tokens:,}, always-retrieve ~{always.usage.memory_tokens:,} · "
-        f"{first} ran first (the order alternates; the second reuses the first's warm cache)"
-    )
+def render_exchange(exchange: Exchange, assistant: Assistant) -> None:
+    """The assistant side of one exchange: one answer, or the compare-mode twins."""
+    if exchange.always is None:
+        render_answer(exchange.gated, assistant)
+    else:
+        render_compare(exchange, exchange.always, assistant)
 
 
 def render_history(assistant: Assistant) -> None:
-    """Every past exchange, from the Turn records alone."""
-    for group in exchanges(turns()):
-        render_user(group.gated.message)
+    """Every past exchange, from the Exchange records alone."""
+    for exchange in exchanges():
+        render_user(exchange.message)
         with st.chat_message("assistant"):
-            if group.always is None:
-                render_answer(group.gated, assistant)
-            else:
-                render_compare(group.gated, group.always, assistant)
+            render_exchange(exchange, assistant)
 
 
 # ---- running a turn -----------------------------------------------------------------
 
 
-def live_respond(assistant: Assistant, message: str, gate_mode: str, variant: str) -> Turn:
-    """Run one pipeline response, drawing the badge and streaming the reply as they come."""
-    gate_slot, reply_slot = st.empty(), st.empty()
-    gate_slot.caption("the gate is deciding…")
-    pieces: list[str] = []
-    last_draw = 0.0
-    draw: Callable[[str], str] = offline_markdown if assistant.offline else model_markdown
+def turn_opener(assistant: Assistant, compare: bool) -> OpenTurn:
+    """Where each turn draws while it runs (a column per twin in compare mode)."""
+    columns: list = []
 
-    def on_decision(decision: GateDecision) -> None:
-        with gate_slot.container():
-            render_gate(decision)
+    def open_turn(variant: Variant) -> ReplyHooks:
+        if compare and not columns:
+            columns.extend(st.columns(2, gap="medium"))
+        with columns[variant is Variant.ALWAYS] if compare else st.container():
+            gate_slot, reply_slot = st.empty(), st.empty()
+        gate_slot.caption("the gate is deciding…")
+        draw = offline_markdown if assistant.offline else model_markdown
+        pieces: list[str] = []
+        last_draw = 0.0
 
-    def on_text(piece: str) -> None:
-        nonlocal last_draw
-        pieces.append(piece)
-        now = time.perf_counter()
-        if now - last_draw >= STREAM_EVERY_S:
-            last_draw = now
-            reply_slot.markdown(draw("".join(pieces)) + " ▌")
+        def on_decision(decision: GateDecision) -> None:
+            with gate_slot.container():
+                render_gate(decision)
 
-    return assistant.pipeline.respond(
-        message,
-        turns(),
-        gate=assistant.gate(gate_mode),
-        on_text=on_text,
-        on_decision=on_decision,
-        variant=variant,
-    )
+        def on_text(piece: str) -> None:
+            nonlocal last_draw
+            pieces.append(piece)
+            now = time.perf_counter()
+            if now - last_draw >= STREAM_EVERY_S:
+                last_draw = now
+                reply_slot.markdown(draw("".join(pieces)) + " ▌")
+
+        return ReplyHooks(on_decision=on_decision, on_text=on_text)
+
+    return open_turn
 
 
-def run_turn(
-    assistant: Assistant, message: str, gate_mode: str, capture: bool, compare: bool
-) -> list[Turn]:
-    """Answer one message (twice in compare mode), capture once; returns the Turn records."""
+def loading_box() -> Callable[[ModelStatus], None]:
+    """While a loading local model is waited for, a status box shows its progress."""
+    box: list = []
+
+    def on_wait(status: ModelStatus) -> None:
+        if not box:
+            box.append(st.status(loading_label(status), expanded=False))
+        if status.loading:
+            box[0].update(label=loading_label(status))
+        else:
+            box[0].update(label="Local model ready", state="complete")
+
+    return on_wait
+
+
+def run_exchange(assistant: Assistant, message: str, options: TurnOptions) -> Exchange:
+    """Answer one message through the chat, drawing as it goes, then redraw from the record."""
     with st.chat_message("assistant"):
-        notice = wait_for_model(assistant)
+        on_wait = loading_box()
         slot = st.empty()
-        try:
-            with slot.container():
-                if compare:
-                    left, right = st.columns(2, gap="medium")
-                    # Alternate which twin runs first: the second gets a warm cache.
-                    if sum(t.variant == "always" for t in turns()) % 2:
-                        with right:
-                            always = live_respond(assistant, message, "always", "always")
-                        with left:
-                            gated = live_respond(assistant, message, gate_mode, "gated")
-                    else:
-                        with left:
-                            gated = live_respond(assistant, message, gate_mode, "gated")
-                        with right:
-                            always = live_respond(assistant, message, "always", "always")
-                else:
-                    gated, always = live_respond(assistant, message, gate_mode, "gated"), None
-            if capture:  # after the reply is on screen, so capture never delays it
-                gated = assistant.pipeline.capture(gated)
-        except Exception as exc:  # noqa: BLE001 - one broken turn must not end the demo
-            logging.getLogger(__name__).exception("turn failed")
-            problem = redact(f"{type(exc).__name__}: {exc}", assistant)
-            return [failed_turn(message, exc, f"this turn failed: {problem}")]
-        if notice:  # the model was restarted, or replies fell back to offline: say so
-            gated = replace(gated, notice=" ".join(filter(None, (notice, gated.notice))))
-        done = [gated] if always is None else [gated, always]
-        with slot.container():  # redraw from the records, exactly as history will show it
-            if always is None:
-                render_answer(gated, assistant)
-            else:
-                render_compare(gated, always, assistant)
-        return done
+        with slot.container():
+            exchange = assistant.chat.answer(
+                message,
+                exchanges(),
+                options,
+                open_turn=turn_opener(assistant, options.compare),
+                on_wait=on_wait,
+            )
+        with slot.container():  # exactly as history will show it
+            render_exchange(exchange, assistant)
+    return exchange
 
 
-def failed_turn(message: str, exc: Exception, error: str) -> Turn:
-    """A turn that broke before the pipeline finished it: kept, so the message is not lost."""
-    from assistant.gate import failed_open_decision
-    from assistant.pipeline import Turn
-
-    return Turn(message=message, decision=failed_open_decision("app", message, exc), error=error)
-
-
-def wait_for_model(assistant: Assistant) -> str | None:
-    """Before a turn: wait for a loading local model, showing progress; returns any notice."""
-    status = assistant.model_status()
-    if status is not None and status.loading:
-        with st.status(f"Loading the local model… {status.detail}", expanded=False) as box:
-            while status.loading:
-                box.update(label=loading_label(status))
-                status = assistant.local.wait_ready(0.25)
-            box.update(label="Local model ready", state="complete")
-    return assistant.prepare_turn(0)
-
-
-def process_inbox(assistant: Assistant, mode: str, capture: bool, compare: bool) -> None:
+def process_inbox(assistant: Assistant, options: TurnOptions) -> None:
     """Answer the oldest waiting message; the others wait on screen, in order, until their turn.
 
     A message goes into the inbox (session state) the moment its run starts (`receive`).
@@ -429,8 +338,8 @@ def process_inbox(assistant: Assistant, mode: str, capture: bool, compare: bool)
         st.caption(":material/schedule: waiting for the reply above")
     with head:
         render_user(waiting[0])
-        done = run_turn(assistant, waiting[0], mode, capture, compare)
-    turns().extend(done)
+        exchange = run_exchange(assistant, waiting[0], options)
+    exchanges().append(exchange)
     waiting.pop(0)
     if waiting:
         st.rerun()  # draw the finished turn as history, then answer the next one
@@ -439,18 +348,9 @@ def process_inbox(assistant: Assistant, mode: str, capture: bool, compare: bool)
 # ---- sidebar ------------------------------------------------------------------------
 
 
-def loading_label(status: ModelStatus) -> str:
-    """ "Loading the local model… assembling 45%" and the like."""
-    what = status.detail or status.state
-    if status.state == "assembling":
-        return f"Setting up the local model (once): {what} {status.progress:.0%}"
-    return f"Loading the local model… {what}"
-
-
 def render_connection(assistant: Assistant) -> None:
     """Which models and endpoint are in use: a local model, a remote one, or OFFLINE."""
     s = assistant.settings
-    assistant.fall_back_if_failed()
     status = assistant.model_status()
     if assistant.offline:
         st.warning(
@@ -476,7 +376,7 @@ def render_connection(assistant: Assistant) -> None:
         )
     else:
         st.info(as_text(loading_label(status)), icon=":material/hourglass_top:")
-        if status.state == "assembling":
+        if status.state is ModelState.ASSEMBLING:
             st.progress(status.progress)
     if status.restarts:
         st.caption(f"restarted {status.restarts}× · {as_text(status.detail)}")
@@ -502,10 +402,10 @@ def watch_model_loading(assistant: Assistant) -> None:
     st.rerun()
 
 
-def render_controls(assistant: Assistant) -> tuple[str, bool, bool]:
+def render_controls(assistant: Assistant) -> TurnOptions:
     """Gate mode, capture and compare switches; returns their values."""
     modes = list(assistant.available_gate_modes)
-    default = assistant.pipeline.gate.name
+    default = assistant.default_gate_mode
     mode = st.segmented_control(
         "Gate mode",
         modes,
@@ -540,13 +440,13 @@ def render_controls(assistant: Assistant) -> tuple[str, bool, bool]:
         help="Clears the chat; your memories stay.",
         width="stretch",
     )
-    return str(mode or default), capture, compare
+    return TurnOptions(gate_mode=str(mode or default), capture=capture, compare=compare)
 
 
 def render_stats() -> None:
     """Turns, searches skipped, memory tokens not injected, and ms per stage per turn."""
     st.subheader("This session", divider="gray")
-    stats = session_stats(turns())
+    stats = session_stats(exchanges())
     if not stats.turns:
         st.caption("No turns yet. Click an example prompt to start.")
         return
@@ -560,7 +460,7 @@ def render_stats() -> None:
     # and a legend that fits the sidebar.
     st.vega_lite_chart(
         spec={
-            "data": {"values": stage_rows(turns())},
+            "data": {"values": stage_rows(exchanges())},
             "mark": {"type": "bar", "tooltip": True},
             "encoding": {
                 "x": {"field": "turn", "type": "ordinal", "axis": {"labelAngle": 0}},
@@ -626,7 +526,7 @@ def render_memories(assistant: Assistant) -> None:
     with st.container(height=360, key="memory-list"):
         for memory in shown:
             text_col, button_col = st.columns([7, 1], vertical_alignment="center")
-            text_col.markdown(render_memory_line(memory)[2:])
+            text_col.markdown(memory_line(memory)[2:])
             if memory.flag:
                 why = as_text(memory.flag)
                 text_col.caption(f":material/block: never sent to the model · {why}")
@@ -694,9 +594,9 @@ def main() -> None:
     with st.sidebar:
         st.subheader("Connection", divider="gray")
         render_connection(assistant)
-        mode, capture, compare = render_controls(assistant)
+        options = render_controls(assistant)
     render_history(assistant)
-    process_inbox(assistant, mode, capture, compare)
+    process_inbox(assistant, options)
     # After the turn, so the counts include it and capture's new memories are listed.
     with st.sidebar:
         render_stats()

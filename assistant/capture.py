@@ -7,6 +7,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from assistant.llm import describe_error, json_span, text_of
@@ -77,6 +78,15 @@ _FACT_GLUE = frozenset({"user", "name", "named", "call", "called"})
 GROUNDED_SHARE = 0.6
 
 
+class CaptureMethod(str, Enum):
+    """How capture looked for facts in one message."""
+
+    OFF = "off"  # capture did not run
+    RULES = "rules"  # the offline rules (no model, or the model failed)
+    MODEL = "model"  # the capture model, its facts checked against the message
+    NONE = "none"  # nothing in the message to capture, so nothing was asked
+
+
 @dataclass(frozen=True)
 class CaptureResult:
     """What capture did with one message."""
@@ -87,7 +97,7 @@ class CaptureResult:
     # Read like instructions to the assistant (memory/injection.py): a memory is never a
     # command, so capture does not save them from a chat message.
     refused: tuple[str, ...] = ()
-    method: str = "off"  # off | rules | model | none
+    method: CaptureMethod = CaptureMethod.OFF
     error: str | None = None
     elapsed_ms: float = 0.0
 
@@ -228,8 +238,10 @@ class Capturer:
         dropped: list[str] = []
         if self._client is not None and self._model:
             if not might_hold_a_fact(message):
-                return CaptureResult(method="none", elapsed_ms=(self._clock() - started) * 1e3)
-            method = "model"
+                return CaptureResult(
+                    method=CaptureMethod.NONE, elapsed_ms=(self._clock() - started) * 1e3
+                )
+            method = CaptureMethod.MODEL
             try:
                 proposed = self._model_facts(message[: MAX_FACT_CHARS * 4])
                 facts = [f for f in proposed if grounded(f, message)]
@@ -238,9 +250,9 @@ class Capturer:
                 # Our own parse errors say what was wrong; SDK errors get the short account.
                 what = str(exc) if isinstance(exc, ValueError) else describe_error(exc)
                 error = f"{what}; used the offline rules instead"
-                method, facts = "rules", rule_facts(message)
+                method, facts = CaptureMethod.RULES, rule_facts(message)
         else:
-            method, facts = "rules", rule_facts(message)
+            method, facts = CaptureMethod.RULES, rule_facts(message)
         saved: list[str] = []
         known: list[str] = []
         refused = [f for f in facts if instruction_flag(f)]
@@ -256,7 +268,7 @@ class Capturer:
             known=tuple(known),
             dropped=tuple(dropped),
             refused=tuple(refused),
-            method=method if facts or dropped or error else "none",
+            method=method if facts or dropped or error else CaptureMethod.NONE,
             error=error,
             elapsed_ms=(self._clock() - started) * 1000.0,
         )

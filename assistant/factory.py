@@ -4,49 +4,85 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from assistant.capture import Capturer
+from assistant.chat import Chat
 from assistant.config import Settings
 from assistant.gate import Gate
-from assistant.gate_modes import GateConfigError, build_gate, modes_for
+from assistant.gate_modes import GateConfigError, modes_for
 from assistant.llm import make_client
+from assistant.local_model import ModelState
 from assistant.offline import OfflineResponder
 from assistant.pipeline import Pipeline
 from assistant.respond import ModelResponder
 from assistant.text import end_sentence
-from memory.store import MemoryStore
+from assistant.wiring import GateShelf, Wiring
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the store imports Chroma: only building one pays for it
     from assistant.llm_trust import LlmTrust
     from assistant.local_model import LocalModel, ModelStatus
+    from memory.store import MemoryStore
 
 _log = logging.getLogger(__name__)
 
 
-@dataclass
 class Assistant:
-    """Everything a UI needs, built once per process and shared by its sessions."""
+    """Everything a UI needs, built once per process and shared by its sessions.
 
-    settings: Settings
-    client: Any
-    store: MemoryStore
-    pipeline: Pipeline
-    local: LocalModel | None = None  # the llama.cpp server this process owns, if any
-    offline_reason: str | None = None  # why replies come from the offline responder
-    _gates: dict[str, Gate] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    What answers lives in one immutable `Wiring`; falling back to offline builds a new one
+    and swaps it in whole (`_swap`). Reading a status or a property never changes it.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: MemoryStore,
+        wiring: Wiring,
+        local: LocalModel | None = None,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.local = local  # the llama.cpp server this process owns, if any
+        self._wiring = wiring
+        self._swap_lock = threading.Lock()  # two sessions falling back build one snapshot
+
+    @property
+    def wiring(self) -> Wiring:
+        """The current snapshot of what answers; take it once and use it for a whole turn."""
+        return self._wiring
+
+    @property
+    def pipeline(self) -> Pipeline:
+        """The current pipeline (responder, capture, default gate)."""
+        return self._wiring.pipeline
+
+    @property
+    def client(self) -> Any:
+        """The anthropic client in use, or None when replies come from offline parts."""
+        return self._wiring.client
+
+    @property
+    def offline_reason(self) -> str | None:
+        """Why replies come (or, once a turn starts, will come) from the offline responder."""
+        return self._wiring.offline_reason or self._failed_reason()
 
     @property
     def offline(self) -> bool:
-        """True when replies come from the offline responder (no model to call)."""
-        return self.client is None
+        """True when replies come, or the next turn's will, from the offline responder."""
+        return self._wiring.offline or self._failed_reason() is not None
 
     @property
     def available_gate_modes(self) -> tuple[str, ...]:
         """Gate modes that can run with this configuration."""
         return modes_for(not self.offline)
+
+    @property
+    def default_gate_mode(self) -> str:
+        """The gate mode a new session starts with."""
+        mode = self._wiring.pipeline.gate.name
+        return mode if mode in self.available_gate_modes else "local"
 
     def gate(self, mode: str) -> Gate:
         """The gate for `mode`, built on first use (the local gate loads its weights once)."""
@@ -55,38 +91,73 @@ class Assistant:
                 f"gate mode {mode!r} needs a model: set ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL,"
                 " or let the local model start"
             )
-        with self._lock:
-            if mode not in self._gates:
-                self._gates[mode] = build_gate(mode, self.settings, self.client)
-            return self._gates[mode]
+        return self._wiring.gate(mode)
+
+    @property
+    def chat(self) -> Chat:
+        """The home of a message, reading this assistant's current wiring."""
+        return Chat(lambda: self._wiring, self.prepare_turn)
 
     def model_status(self) -> ModelStatus | None:
         """The local model's status, or None when this process runs no local model."""
         return None if self.local is None else self.local.status
 
-    def prepare_turn(self, wait_s: float | None = None) -> str | None:
+    def _failed_reason(self) -> str | None:
+        status = self.model_status()
+        if status is None or status.state is not ModelState.FAILED or self._wiring.offline:
+            return None
+        return f"the local model could not start: {status.error}"
+
+    def prepare_turn(self, on_wait: Callable[[ModelStatus], None] | None = None) -> str | None:
         """Make sure the model can answer before a turn; returns a notice when something changed.
 
-        A local model that is still loading is waited for (up to `wait_s`); one that died is
-        restarted; one that cannot start sends replies to the offline responder, and says so.
+        A local model that is still loading is waited for (`on_wait` sees its progress); one
+        that died is restarted; one that cannot start sends replies to the offline parts.
         """
-        if self.local is None or self.offline:
+        if self.local is None or self._wiring.offline:
             return None
-        status = self.local.wait_ready(wait_s)
-        if self.fall_back_if_failed():
-            return f"Answering offline: {self.offline_reason}"
+        status = self.local.status
+        waited = status.loading
+        while status.loading:
+            if on_wait is not None:
+                on_wait(status)
+            status = self.local.wait_ready(0.25)
+        if waited and on_wait is not None:
+            on_wait(status)  # the wait is over: ready, or failed
+        reason = self._failed_reason()
+        if reason is not None:
+            self._swap(self._offline_wiring(reason))
+            return f"Answering offline: {reason}"
         if not status.ready:
-            return None  # still loading after wait_s: the turn fails open and says why
+            return None  # stopped: the turn fails open and says why
         restarted = self.local.ensure_running()
         return end_sentence(restarted[0].upper() + restarted[1:]) if restarted else None
 
-    def fall_back_if_failed(self) -> bool:
-        """Switch to offline once the local model has failed to start; True if it just did."""
-        status = self.model_status()
-        if status is None or status.state != "failed" or self.offline:
-            return False
-        self.use_offline(f"the local model could not start: {status.error}")
-        return True
+    def _offline_wiring(self, reason: str) -> Wiring:
+        """The offline parts, keeping the store and every gate that runs without a model."""
+        old = self._wiring
+        built = old.gates.built() if old.gates is not None else {}
+        gates = GateShelf.for_settings(self.settings, None, built)
+        gate = old.pipeline.gate
+        if gate.name not in gates.modes:
+            gate = gates.get("local")
+        pipeline = old.pipeline.with_(
+            gate=gate, responder=OfflineResponder(), capturer=Capturer(self.store)
+        )
+        return Wiring(pipeline=pipeline, client=None, gates=gates, offline_reason=reason)
+
+    def _swap(self, wiring: Wiring) -> None:
+        """Replace the snapshot whole; a second fallback racing the first changes nothing."""
+        with self._swap_lock:
+            if self._wiring.offline:
+                return
+            _log.warning("falling back to the offline responder: %s", wiring.offline_reason)
+            self._wiring = wiring
+
+    def warm(self) -> None:
+        """Pay first-use costs now, not on the presenter's first click: gate and store."""
+        self.pipeline.gate.warm()
+        self.store.search("dentist appointment", k=1)
 
     def llm_trust(self) -> LlmTrust:
         """What the LLM gate of this configuration's model was measured to be worth."""
@@ -96,34 +167,14 @@ class Assistant:
 
     def warm_llm_gate(self) -> None:
         """Have the model read the LLM gate's prompt once, so its first decision is not cold."""
-        if self.offline:
-            return
-        gate = self.gate("llm")
-        warm = getattr(gate, "warm", None)
-        if warm is not None:
-            warm()
+        if not self.offline:
+            self.gate("llm").warm()
 
     def restart_model(self) -> str:
         """Restart the local model by hand (the sidebar button)."""
         if self.local is None:
             return "There is no local model in this configuration."
         return self.local.restart("restarted on request")
-
-    def use_offline(self, reason: str) -> None:
-        """Switch replies and capture to the offline parts, keeping the store and local gate."""
-        with self._lock:
-            if self.client is None:
-                return
-            _log.warning("falling back to the offline responder: %s", reason)
-            self.offline_reason = reason
-            self.client = None
-            self.pipeline.responder = OfflineResponder()
-            self.pipeline.capturer = Capturer(self.store)
-            for mode in [m for m in self._gates if m not in modes_for(False)]:
-                del self._gates[mode]
-            if self.pipeline.gate.name not in modes_for(False):
-                self.pipeline.gate = build_gate("local", self.settings, None)
-                self._gates["local"] = self.pipeline.gate
 
 
 def start_local_model(settings: Settings) -> tuple[Settings, LocalModel]:
@@ -142,6 +193,8 @@ def start_local_model(settings: Settings) -> tuple[Settings, LocalModel]:
 
 def open_store(settings: Settings) -> MemoryStore:
     """The memory store the settings describe: a Chroma server when chroma_host is set."""
+    from memory.store import MemoryStore
+
     return MemoryStore.open(
         settings.memory_dir,
         settings.user_id,
@@ -180,16 +233,10 @@ def build_assistant(settings: Settings | None = None, *, seed_if_empty: bool = T
     mode = settings.gate_mode
     if mode not in modes_for(client is not None):
         mode = "local"
-    gate = build_gate(mode, settings, client)
-    assistant = Assistant(
-        settings=settings,
-        client=client,
-        store=store,
-        pipeline=Pipeline(gate=gate, store=store, responder=responder, capturer=capturer),
-        local=local,
-        offline_reason=offline_reason,
-        _gates={mode: gate},
-    )
+    gates = GateShelf.for_settings(settings, client)
+    pipeline = Pipeline(gate=gates.get(mode), store=store, responder=responder, capturer=capturer)
+    wiring = Wiring(pipeline=pipeline, client=client, gates=gates, offline_reason=offline_reason)
+    assistant = Assistant(settings, store, wiring, local)
     if local is not None:
         local.on_ready(assistant.warm_llm_gate)
     return assistant

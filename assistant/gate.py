@@ -141,6 +141,10 @@ class Gate(Protocol):
         """Return the decision for one user message."""
         ...
 
+    def warm(self) -> None:
+        """Pay first-use costs now (weights, a first inference), not on the first message."""
+        ...
+
 
 class GateReplyError(ValueError):
     """The gate model's text could not be read as a decision."""
@@ -269,6 +273,9 @@ class LlmGate:
         self._clock = clock
         self._prompt = prompt  # a template with one {message} field; the seed's by default
 
+    def warm(self) -> None:
+        """Nothing to load: the model's endpoint is warmed by its own first request."""
+
     def decide(self, message: str) -> GateDecision:
         """Ask the small model; any failure retrieves (fails open) and says why."""
         if not message.strip():
@@ -324,6 +331,9 @@ class RuleGate:
         self.name = name
         self._rule = rule
         self._reason = reason
+
+    def warm(self) -> None:
+        """A rule has nothing to load."""
 
     def decide(self, message: str) -> GateDecision:
         """Apply the rule; instant, never calls a model."""

@@ -30,6 +30,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from enum import Enum
 from pathlib import Path
 
 from assistant.model_file import (
@@ -48,11 +49,21 @@ MODEL_ALIAS = "local-gguf"  # the id requests name: llama.cpp serves one model
 _log = logging.getLogger(__name__)
 
 
+class ModelState(str, Enum):
+    """Where the local model is in its life."""
+
+    ASSEMBLING = "assembling"  # the GGUF is being built from its slices (first start)
+    LOADING = "loading"
+    READY = "ready"
+    FAILED = "failed"
+    STOPPED = "stopped"
+
+
 @dataclass(frozen=True)
 class ModelStatus:
     """What the local model is doing now, for the UI's connection panel."""
 
-    state: str  # assembling | loading | ready | failed | stopped
+    state: ModelState
     detail: str = ""
     progress: float = 0.0  # 0..1 while assembling
     name: str = ""  # the model's own name, from its GGUF header
@@ -62,12 +73,12 @@ class ModelStatus:
     @property
     def ready(self) -> bool:
         """True when the server answers requests."""
-        return self.state == "ready"
+        return self.state is ModelState.READY
 
     @property
     def loading(self) -> bool:
         """True while the model file is being assembled or llama.cpp is loading it."""
-        return self.state in ("assembling", "loading")
+        return self.state in (ModelState.ASSEMBLING, ModelState.LOADING)
 
 
 def free_port() -> int:
@@ -127,7 +138,7 @@ class LocalModel:
         # benchmarks. None: a fresh seed per request, as llama.cpp does by default.
         self._seed = seed
         self._proc: subprocess.Popen[bytes] | None = None
-        self._status = ModelStatus("loading", "starting")
+        self._status = ModelStatus(ModelState.LOADING, "starting")
         self._lock = threading.RLock()
         self._booting: threading.Thread | None = None
         self._ready = threading.Event()
@@ -161,7 +172,7 @@ class LocalModel:
         self._status = replace(self._status, **changes)
 
     def _progress(self, fraction: float, what: str) -> None:
-        self._set(state="assembling", progress=fraction, detail=what)
+        self._set(state=ModelState.ASSEMBLING, progress=fraction, detail=what)
 
     # ---- lifecycle ----------------------------------------------------------------
 
@@ -208,18 +219,18 @@ class LocalModel:
         started = time.perf_counter()
         try:
             path = self._resolve(self._progress)
-            self._set(state="loading", detail="checking the model file", progress=1.0)
+            self._set(state=ModelState.LOADING, detail="checking the model file", progress=1.0)
             info = inspect_gguf(path)  # refuse a truncated or corrupt file before loading it
             self._set(name=info.name, detail=f"loading {info.name} into llama.cpp")
             self._spawn(info.path)
             self._wait_healthy()
         except Exception as exc:  # noqa: BLE001 - the UI shows why, and falls back to offline
             _log.warning("local model failed to start: %s", exc)
-            self.stop(state="failed")
-            self._set(state="failed", error=str(exc) or type(exc).__name__, detail="")
+            self.stop(state=ModelState.FAILED)
+            self._set(state=ModelState.FAILED, error=str(exc) or type(exc).__name__, detail="")
         else:
             secs = time.perf_counter() - started
-            self._set(state="ready", detail=f"started in {secs:.1f} s", error=None)
+            self._set(state=ModelState.READY, detail=f"started in {secs:.1f} s", error=None)
             # Before waiters are released: the first decision after "ready" is a warm one.
             for callback in list(self._on_ready):
                 self._run_callback(callback)
@@ -268,7 +279,7 @@ class LocalModel:
         """Restart a server that died or stopped answering; says so, or None if all is well."""
         with self._lock:
             proc = self._proc
-            if self._status.state != "ready" or proc is None:
+            if self._status.state is not ModelState.READY or proc is None:
                 return None
             if proc.poll() is None:
                 if health(self.base_url, timeout=2.0):
@@ -286,7 +297,7 @@ class LocalModel:
         """Stop and start the server again, waiting until it is ready; says what happened."""
         started = time.perf_counter()
         with self._lock:
-            self.stop(state="loading")
+            self.stop(state=ModelState.LOADING)
             self._set(restarts=self._status.restarts + 1, error=None)
             self.start()
         status = self.wait_ready()
@@ -295,7 +306,7 @@ class LocalModel:
             return f"{why}; restarted it in {secs:.1f} s"
         return f"{why}; restarting failed: {status.error}"
 
-    def stop(self, state: str = "stopped") -> None:
+    def stop(self, state: ModelState = ModelState.STOPPED) -> None:
         """Stop the server and wait for it to exit; safe to call twice."""
         with self._lock:
             proc, self._proc = self._proc, None
@@ -304,7 +315,7 @@ class LocalModel:
                 if proc.stdin is not None:
                     with contextlib.suppress(OSError):
                         proc.stdin.close()
-            if self._status.state != "failed":
+            if self._status.state is not ModelState.FAILED:
                 self._set(state=state)
 
 

@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from assistant.arithmetic import answer_arithmetic
-from assistant.respond import HistoryItem, Lookup, ReplyResult, TextCallback
+from assistant.respond import HistoryItem, Lookup, ReplyResult, ReplySource, TextCallback
 from memory.records import Memory
 
 NEEDS_A_MODEL = (
@@ -28,7 +28,7 @@ MAX_QUOTED = 3
 class OfflineResponder:
     """Answers from the most relevant memories, computes arithmetic, and says what it can't do."""
 
-    source = "offline"
+    source = ReplySource.OFFLINE
 
     def __init__(self, clock: Callable[[], float] = time.perf_counter) -> None:
         self._clock = clock

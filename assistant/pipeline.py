@@ -10,12 +10,13 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from enum import Enum
+from typing import TYPE_CHECKING, Any
 
-from assistant.capture import Capturer, CaptureResult
+from assistant.capture import CaptureMethod, Capturer, CaptureResult
 from assistant.gate import Gate, GateDecision, failed_open_decision
 from assistant.llm import describe_error
-from assistant.respond import HistoryItem, Lookup, Responder, TextCallback
+from assistant.respond import HistoryItem, Lookup, ReplySource, Responder, TextCallback
 from assistant.vocabulary import with_vocabulary
 from memory.injection import instruction_flag, reply_follows
 from memory.records import Memory
@@ -26,6 +27,13 @@ if TYPE_CHECKING:  # the store imports Chroma; the pipeline only needs its type 
 MAX_MESSAGE_CHARS = 20_000  # longer messages are cut, with a notice on the turn
 SEARCH_K = 5
 _turn_ids = itertools.count(1)
+
+
+class Variant(str, Enum):
+    """Which twin of an exchange a turn is: the gate's, or compare mode's always-retrieve."""
+
+    GATED = "gated"
+    ALWAYS = "always"
 
 
 def lookup_of(retrieve: bool, search_error: str | None) -> Lookup:
@@ -99,7 +107,7 @@ class Turn:
     # Found by the search but kept out of the prompt: each one's `flag` says why.
     withheld: tuple[Memory, ...] = ()
     reply: str = ""
-    reply_source: str = "model"  # model | offline
+    reply_source: ReplySource = ReplySource.MODEL
     capture: CaptureResult | None = None
     timings: Timings = field(default_factory=Timings)
     usage: Usage = field(default_factory=Usage)
@@ -107,7 +115,7 @@ class Turn:
     reply_error: str | None = None  # the reply's own failure (cut off, none, an API error)
     search_error: str | None = None  # the memory search's own failure
     notice: str | None = None  # e.g. the message was cut
-    variant: str = "gated"  # gated | always (compare mode)
+    variant: Variant = Variant.GATED
     id: int = field(default_factory=lambda: next(_turn_ids))
 
     @property
@@ -152,7 +160,10 @@ def _decide(gate: Gate, message: str) -> GateDecision:
 
 
 class Pipeline:
-    """Runs turns. Built once per app process; safe to share across sessions' threads."""
+    """Runs turns. Built once per app process; safe to share across sessions' threads.
+
+    Never changed once built: a pipeline with other parts is a new one (`with_`).
+    """
 
     def __init__(
         self,
@@ -182,6 +193,21 @@ class Pipeline:
         # (assistant/vocabulary.py). Off only to measure what it is worth.
         self.vocabulary = vocabulary
 
+    def with_(self, **parts: Any) -> Pipeline:
+        """A new pipeline with some parts replaced (gate, responder, capturer, ...)."""
+        current = {
+            "gate": self.gate,
+            "store": self.store,
+            "responder": self.responder,
+            "capturer": self.capturer,
+            "k": self.k,
+            "clock": self._clock,
+            "screen_memories": self.screen_memories,
+            "check_reply": self.check_reply,
+            "vocabulary": self.vocabulary,
+        }
+        return Pipeline(**{**current, **parts})
+
     def _with_vocabulary(self, decision: GateDecision, message: str) -> GateDecision:
         try:
             return with_vocabulary(decision, message, self.store)
@@ -197,7 +223,7 @@ class Pipeline:
         gate: Gate | None = None,
         on_text: TextCallback | None = None,
         on_decision: Callable[[GateDecision], None] | None = None,
-        variant: str = "gated",
+        variant: Variant = Variant.GATED,
     ) -> Turn:
         """Gate, search only if the gate says so, and stream the reply. Never raises."""
         started = self._clock()
@@ -229,7 +255,8 @@ class Pipeline:
             memories, withheld = screen(memories)
         after_search = self._clock()
 
-        past = [t.history_item() for t in history if t.reply_usable and t.variant == "gated"]
+        # `history` is the conversation as the model saw it: one turn per exchange.
+        past = [t.history_item() for t in history if t.reply_usable]
         lookup = lookup_of(decision.retrieve, error)
         result = self.responder.reply(message, memories, past, on_text=on_text, lookup=lookup)
         obeyed = self._obeyed(result.text, memories, message) if result.error is None else ()
@@ -251,7 +278,9 @@ class Pipeline:
             notice = f"{notice} {retold}" if notice else retold
         finished = self._clock()
         gate_ms = (after_gate - started) * 1000.0
-        model_ms = decision.model_ms + (result.elapsed_ms if result.source == "model" else 0.0)
+        model_ms = decision.model_ms + (
+            result.elapsed_ms if result.source == ReplySource.MODEL else 0.0
+        )
         return Turn(
             message=message,
             decision=decision,
@@ -302,18 +331,6 @@ class Pipeline:
         try:
             result = self.capturer.capture(turn.message)
         except Exception as exc:  # noqa: BLE001 - capture must never break the chat
-            result = CaptureResult(method="rules", error=describe_error(exc))
+            result = CaptureResult(method=CaptureMethod.RULES, error=describe_error(exc))
         elapsed = (self._clock() - started) * 1000.0
         return replace(turn, capture=result, timings=replace(turn.timings, capture_ms=elapsed))
-
-    def run(
-        self,
-        message: str,
-        history: Sequence[Turn] = (),
-        *,
-        capture: bool = True,
-        on_text: TextCallback | None = None,
-    ) -> Turn:
-        """One whole turn: respond, then capture."""
-        turn = self.respond(message, history, on_text=on_text)
-        return self.capture(turn) if capture else turn

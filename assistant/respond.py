@@ -40,6 +40,13 @@ REPLY_MAX_TOKENS = 1024
 TextCallback = Callable[[str], None]
 
 
+class ReplySource(str, Enum):
+    """Who wrote a reply: the chat model, or the offline responder."""
+
+    MODEL = "model"
+    OFFLINE = "offline"
+
+
 class Lookup(Enum):
     """What the memory system did for one message; it decides the note the model gets."""
 
@@ -65,7 +72,7 @@ class ReplyResult:
     """The reply text and what it cost."""
 
     text: str
-    source: str  # "model" or "offline"
+    source: ReplySource
     input_tokens: int = 0
     output_tokens: int = 0
     first_token_ms: float | None = None
@@ -76,7 +83,7 @@ class ReplyResult:
 class Responder(Protocol):
     """Anything that turns a message (plus memories and history) into a reply."""
 
-    source: str
+    source: ReplySource
 
     def reply(
         self,
@@ -167,7 +174,7 @@ def history_messages(
 class ModelResponder:
     """Streams the reply from the chat model through the anthropic SDK."""
 
-    source = "model"
+    source = ReplySource.MODEL
 
     def __init__(
         self,

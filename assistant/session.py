@@ -1,4 +1,4 @@
-"""Session views over a list of `Turn` records: exchanges, stats and chart rows for the UI.
+"""Session views over a list of `Exchange` records: stats and chart rows for the UI.
 
 Pure Python (no Streamlit), so the numbers the sidebar shows are unit-tested.
 """
@@ -10,37 +10,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # the pipeline pulls in Chroma (~2.5 s): the UI's first paint must not wait
-    from assistant.pipeline import Turn
+if TYPE_CHECKING:
+    from assistant.chat import Exchange
 
 # Estimated memory tokens a skipped search would have injected, used only until the session
 # has a retrieved turn to measure: about two persona-sized memories (~80 chars each).
 DEFAULT_TOKENS_PER_SEARCH = 40
 STAGES = ("gate", "search", "reply", "capture")
-
-
-@dataclass(frozen=True)
-class Exchange:
-    """One user message and its answer; `always` is the compare-mode twin, if any."""
-
-    gated: Turn
-    always: Turn | None = None
-
-
-def exchanges(turns: Sequence[Turn]) -> list[Exchange]:
-    """Group the flat turn list: an "always" turn follows the gated turn it twins."""
-    out: list[Exchange] = []
-    for turn in turns:
-        if (
-            turn.variant == "always"
-            and out
-            and out[-1].always is None
-            and out[-1].gated.message == turn.message
-        ):
-            out[-1] = Exchange(out[-1].gated, turn)
-        else:
-            out.append(Exchange(turn))
-    return out
 
 
 @dataclass(frozen=True)
@@ -58,9 +34,8 @@ class SessionStats:
     median_gate_ms: float | None = None
 
 
-def session_stats(turns: Sequence[Turn]) -> SessionStats:
+def session_stats(groups: Sequence[Exchange]) -> SessionStats:
     """Counts and token savings over the gated turns (compare twins only inform estimates)."""
-    groups = exchanges(turns)
     if not groups:
         return SessionStats()
     gated = [g.gated for g in groups]
@@ -88,10 +63,10 @@ def session_stats(turns: Sequence[Turn]) -> SessionStats:
     )
 
 
-def stage_rows(turns: Sequence[Turn]) -> list[dict[str, object]]:
+def stage_rows(groups: Sequence[Exchange]) -> list[dict[str, object]]:
     """Long-format rows {turn, stage, order, ms} of the gated turns, for a stacked bar chart."""
     rows: list[dict[str, object]] = []
-    for number, group in enumerate(exchanges(turns), start=1):
+    for number, group in enumerate(groups, start=1):
         t = group.gated.timings
         values = (t.gate_ms, t.search_ms, t.reply_ms, t.capture_ms)
         for order, (stage, ms) in enumerate(zip(STAGES, values, strict=True)):

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from assistant.fake_api import FakeAnthropicServer
+from tests.fakes import ListSearch, ScriptedModel
 
 _real_connect = socket.socket.connect
 ROOT = Path(__file__).resolve().parent.parent
@@ -95,3 +96,21 @@ def sdk_client(fake_api: FakeAnthropicServer):  # noqa: ANN201 - anthropic is im
     import anthropic
 
     return anthropic.Anthropic(api_key="sk-test-fake", base_url=fake_api.url, max_retries=0)
+
+
+@pytest.fixture
+def model() -> ScriptedModel:
+    """An in-process fake model client: queue replies, read `calls` (no HTTP, no SDK)."""
+    return ScriptedModel()
+
+
+@pytest.fixture
+def search() -> ListSearch:
+    """An in-process memory search over a few persona facts (no Chroma, no embeddings)."""
+    return ListSearch(
+        (
+            "Dinner with Alex on Thursday at 7:30pm at Nopa",
+            "My partner Jordan's birthday is on 12 March",
+            "I'm allergic to peanuts",
+        )
+    )

@@ -56,8 +56,8 @@ def send(at: AppTest, message: str) -> AppTest:
 
 
 def turns(at: AppTest) -> list[Any]:
-    """The app's one list of Turn records."""
-    return list(at.session_state["turns"])
+    """Every Turn of the app's Exchange records, a compare-mode twin after its gated turn."""
+    return [turn for exchange in at.session_state["exchanges"] for turn in exchange.turns]
 
 
 def assistant_messages(at: AppTest) -> list[Any]:

@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from assistant.capture import Capturer
+from assistant.chat import Chat
 from assistant.fake_api import Reply
 from assistant.gate import LlmGate
 from assistant.pipeline import Pipeline
@@ -108,7 +109,7 @@ def test_connection_refused_everywhere(store):
         port = sock.getsockname()[1]
     client = anthropic.Anthropic(api_key=KEY, base_url=f"http://127.0.0.1:{port}", max_retries=0)
     pipeline = _pipeline(client, store)
-    turn = pipeline.run("remember that my locker code is 4512")
+    turn = Chat.fixed(pipeline).answer("remember that my locker code is 4512").gated
     assert turn.decision.failed_open and "APIConnectionError" in turn.decision.reason
     assert turn.error and "could not reach" in turn.error and KEY not in turn.error
     # Capture fell back to the offline rules: the fact is not lost.
@@ -121,10 +122,12 @@ def test_a_retried_turn_writes_no_duplicate_memory(fake_api, client, store):
     message = "I'm seeing the dentist on March 3rd at 9am"
     facts = '{"facts": ["I\'m seeing the dentist on March 3rd at 9am."]}'
     fake_api.queue(Reply(text=SKIP), Reply(status=529), Reply(text=facts))
-    first = pipeline.run(message)
+    chat = Chat.fixed(pipeline)
+    exchange = chat.answer(message)
+    first = exchange.gated
     assert first.error and first.capture.saved
     fake_api.queue(Reply(text=SKIP), Reply(text="Noted."), Reply(text=facts))
-    retried = pipeline.run(message, [first])
+    retried = chat.answer(message, [exchange]).gated
     assert retried.error is None
     assert retried.capture.saved == () and retried.capture.known
     dentist = [m for m in store.list(limit=100) if "dentist" in m.text]
@@ -135,7 +138,7 @@ def test_capture_model_fault_loses_nothing(fake_api, client, store):
     pipeline = _pipeline(client, store)
     # Capture retries once, so both attempts fail.
     fake_api.queue(Reply(text=SKIP), Reply(text="Noted."), Reply(status=500), Reply(status=500))
-    turn = pipeline.run("remember that Maya's flight lands at 6pm on Friday")
+    turn = Chat.fixed(pipeline).answer("remember that Maya's flight lands at 6pm on Friday").gated
     assert turn.capture.error and "InternalServerError" in turn.capture.error
     assert turn.capture.saved == ("Maya's flight lands at 6pm on Friday",)
 
@@ -143,7 +146,7 @@ def test_capture_model_fault_loses_nothing(fake_api, client, store):
 def test_capture_model_garbage_falls_back_to_rules(fake_api, client, store):
     pipeline = _pipeline(client, store)
     fake_api.queue(Reply(text=SKIP), Reply(text="Noted."), Reply(text="Sure! Facts: none"))
-    turn = pipeline.run("remember that the wifi password is hunter2")
+    turn = Chat.fixed(pipeline).answer("remember that the wifi password is hunter2").gated
     assert "no JSON" in turn.capture.error
     assert turn.capture.saved == ("The wifi password is hunter2",)
 

@@ -200,14 +200,16 @@ def test_killing_the_server_mid_stream_ends_that_turn_and_the_next_completes(
 ) -> None:
     from assistant.config import Settings
     from assistant.factory import Assistant
+    from assistant.wiring import Wiring
 
     model = LocalModel(str(SMALL), log_path=tmp_path / "server.log", seed=7)
     try:
         assert model.start().wait_ready().ready
         client = _client(model.base_url)
-        pipeline = _pipeline(client, store)
-        pipeline.responder = ModelResponder(client, "local-gguf", max_tokens=600)
-        assistant = Assistant(Settings(), client, store, pipeline, local=model)
+        pipeline = _pipeline(client, store).with_(
+            responder=ModelResponder(client, "local-gguf", max_tokens=600)
+        )
+        assistant = Assistant(Settings(), store, Wiring(pipeline, client), local=model)
 
         killed = threading.Event()
 
@@ -225,7 +227,7 @@ def test_killing_the_server_mid_stream_ends_that_turn_and_the_next_completes(
 
         notice = assistant.prepare_turn()
         assert notice and "restarted" in notice and "exit code -9" in notice
-        pipeline.responder = ModelResponder(client, "local-gguf", max_tokens=200)
+        pipeline = pipeline.with_(responder=ModelResponder(client, "local-gguf", max_tokens=200))
         after = pipeline.respond("Say hello to me.")
         # The restarted server answers; the 135M model may ramble to the limit.
         assert after.error is None or "length limit" in after.error, after.error

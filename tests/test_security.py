@@ -12,6 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from assistant.capture import Capturer
+from assistant.chat import Chat
 from assistant.config import Settings
 from assistant.fake_api import Recorded, Reply
 from assistant.gate import LlmGate
@@ -87,7 +88,7 @@ def test_echoed_key_reaches_no_turn_log_or_export(echoing_api, tmp_path, caplog,
         responder=ModelResponder(client, "chat"),
         capturer=Capturer(store, client, "gate"),
     )
-    turn = pipeline.run("remember that my bank PIN hint is 'blue'")  # never raises
+    turn = Chat.fixed(pipeline).answer("remember that my bank PIN hint is 'blue'").gated
     # Every model call failed on the echoing 401: gate, reply and capture all said so.
     assert len(echoing_api.requests) >= 3
     assert turn.decision.failed_open and turn.error and "rejected" in turn.error

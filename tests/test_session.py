@@ -1,17 +1,12 @@
-"""Session views over Turn records: grouping compare twins, stats, chart rows."""
+"""Session views over Exchange records: stats and chart rows."""
 
 from __future__ import annotations
 
+from assistant.chat import Exchange
 from assistant.gate import GateDecision, Method
-from assistant.pipeline import Timings, Turn, Usage
-from assistant.session import (
-    DEFAULT_TOKENS_PER_SEARCH,
-    SessionStats,
-    exchanges,
-    session_stats,
-    stage_rows,
-)
-from memory.store import Memory
+from assistant.pipeline import Timings, Turn, Usage, Variant
+from assistant.session import DEFAULT_TOKENS_PER_SEARCH, SessionStats, session_stats, stage_rows
+from memory.records import Memory
 
 
 def _turn(
@@ -19,7 +14,7 @@ def _turn(
     retrieve: bool,
     *,
     memory_tokens: int = 0,
-    variant: str = "gated",
+    variant: Variant = Variant.GATED,
     method: Method = Method.LOCAL,
     error: str | None = None,
     gate_ms: float = 3.0,
@@ -52,27 +47,17 @@ def test_empty_session_has_zero_stats() -> None:
     assert stage_rows([]) == []
 
 
-def test_exchanges_pair_an_always_twin_with_its_gated_turn() -> None:
-    a = _turn("2+2", False)
-    a_twin = _turn("2+2", True, variant="always")
-    b = _turn("Alex?", True)
-    groups = exchanges([a, a_twin, b])
-    assert [(g.gated, g.always) for g in groups] == [(a, a_twin), (b, None)]
-
-
-def test_an_always_turn_for_another_message_is_not_paired() -> None:
-    a = _turn("2+2", False)
-    stray = _turn("other", True, variant="always")
-    assert [g.always for g in exchanges([a, stray])] == [None, None]
+def _alone(*turns: Turn) -> list[Exchange]:
+    return [Exchange(t.message, t) for t in turns]
 
 
 def test_stats_count_gated_turns_and_skips() -> None:
-    turns = [
+    turns = _alone(
         _turn("2+2", False),
         _turn("Alex?", True, memory_tokens=30),
         _turn("joke", False),
         _turn("dentist?", True, memory_tokens=10, method=Method.FAILED_OPEN, error="boom"),
-    ]
+    )
     stats = session_stats(turns)
     assert (stats.turns, stats.searched, stats.skipped) == (4, 2, 2)
     assert (stats.failed_open, stats.errors) == (1, 1)
@@ -82,16 +67,20 @@ def test_stats_count_gated_turns_and_skips() -> None:
 
 
 def test_not_injected_uses_the_default_before_anything_was_retrieved() -> None:
-    stats = session_stats([_turn("2+2", False), _turn("joke", False)])
+    stats = session_stats(_alone(_turn("2+2", False), _turn("joke", False)))
     assert stats.memory_tokens_not_injected == 2 * DEFAULT_TOKENS_PER_SEARCH
 
 
 def test_compare_twins_give_the_measured_savings_and_do_not_count_as_turns() -> None:
     turns = [
-        _turn("2+2", False),
-        _turn("2+2", True, memory_tokens=7, variant="always"),
-        _turn("Alex?", True, memory_tokens=30),
-        _turn("Alex?", True, memory_tokens=30, variant="always"),
+        Exchange(
+            "2+2", _turn("2+2", False), _turn("2+2", True, memory_tokens=7, variant=Variant.ALWAYS)
+        ),
+        Exchange(
+            "Alex?",
+            _turn("Alex?", True, memory_tokens=30),
+            _turn("Alex?", True, memory_tokens=30, variant=Variant.ALWAYS),
+        ),
     ]
     stats = session_stats(turns)
     assert (stats.turns, stats.skipped) == (2, 1)
@@ -100,12 +89,15 @@ def test_compare_twins_give_the_measured_savings_and_do_not_count_as_turns() -> 
 
 
 def test_overhead_median_excludes_model_time() -> None:
-    turns = [_turn("a", False, total_ms=520.0, model_ms=500.0), _turn("b", False, total_ms=30.0)]
+    turns = _alone(
+        _turn("a", False, total_ms=520.0, model_ms=500.0), _turn("b", False, total_ms=30.0)
+    )
     assert session_stats(turns).median_overhead_ms == 25.0  # median of 20 and 30
 
 
 def test_stage_rows_are_long_format_per_gated_turn() -> None:
-    rows = stage_rows([_turn("a", False, gate_ms=2.5), _turn("a", True, variant="always")])
+    twin = _turn("a", True, variant=Variant.ALWAYS)
+    rows = stage_rows([Exchange("a", _turn("a", False, gate_ms=2.5), twin)])
     assert rows == [
         {"turn": 1, "stage": "gate", "order": 0, "ms": 2.5},
         {"turn": 1, "stage": "search", "order": 1, "ms": 8.0},

@@ -42,6 +42,10 @@ class CascadeGate:
         self._clock = clock
         self.llm_calls = 0  # how many decisions asked the LLM, for reports
 
+    def warm(self) -> None:
+        """Warm the local gate; the LLM's endpoint is warmed by its own first request."""
+        self.local.warm()
+
     def band(self, p: float) -> bool:
         """True when the local probability `p` is unsure enough to ask the LLM."""
         if not self.trust.asks_llm:

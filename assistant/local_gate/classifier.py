@@ -82,9 +82,10 @@ class LocalGate:
         return self._model
 
     def warm(self) -> None:
-        """Load weights and the embedding model so the first decision is fast."""
+        """Load weights and the embedding model, and infer once, so the first decision is fast."""
         _ = self.weights
         self.encoder().warm()
+        self.probability("When is my dentist appointment?")
 
     def probabilities(self, messages: list[str]) -> np.ndarray:
         """The classifier's P(retrieve) for many messages (one batched embedding call)."""

@@ -1,0 +1,160 @@
+"""The home of a message: one user message in, one `Exchange` record out.
+
+Readiness (a loading or failed local model), gate -> search -> reply, compare mode's
+always-retrieve twin, capture (once), notices, and a failed exchange that keeps the
+message all happen here. The UI, the evaluations and the benchmarks call `Chat.answer`;
+the UI passes callbacks to draw as things happen and renders the record it gets back.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from assistant.gate import always_gate, failed_open_decision
+from assistant.pipeline import Turn, Variant
+from assistant.wiring import Wiring
+
+if TYPE_CHECKING:
+    from assistant.gate import GateDecision
+    from assistant.local_model import ModelStatus
+    from assistant.pipeline import Pipeline
+    from assistant.respond import TextCallback
+
+_log = logging.getLogger(__name__)
+_exchange_ids = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One user message and everything shown for it: the gated turn and its twin, if any."""
+
+    message: str
+    gated: Turn
+    always: Turn | None = None  # compare mode's always-retrieve twin
+    id: int = field(default_factory=lambda: next(_exchange_ids))
+
+    @property
+    def turns(self) -> tuple[Turn, ...]:
+        """The turns of this exchange, gated first."""
+        return (self.gated,) if self.always is None else (self.gated, self.always)
+
+    @property
+    def always_ran_first(self) -> bool:
+        """True when the always-retrieve twin ran before the gated turn."""
+        return self.always is not None and self.always.id < self.gated.id
+
+
+@dataclass(frozen=True)
+class TurnOptions:
+    """The switches of one exchange, as the sidebar sets them."""
+
+    gate_mode: str | None = None  # None: the wiring's own gate
+    capture: bool = True
+    compare: bool = False  # also answer with always-retrieve, side by side
+
+
+@dataclass(frozen=True)
+class ReplyHooks:
+    """Where one turn reports as it goes: the gate's decision, then each piece of reply."""
+
+    on_decision: Callable[[GateDecision], None] | None = None
+    on_text: TextCallback | None = None
+
+
+# The UI opens a place to draw each twin when it starts, and returns its hooks.
+OpenTurn = Callable[[Variant], ReplyHooks]
+# Called with the model's status while a loading local model is waited for.
+OnWait = Callable[["ModelStatus"], None]
+
+
+def _no_preparation(on_wait: OnWait | None = None) -> str | None:
+    return None
+
+
+class Chat:
+    """Turns a user message into an `Exchange`. Safe to share across sessions' threads."""
+
+    def __init__(
+        self,
+        wiring: Callable[[], Wiring],
+        prepare: Callable[[OnWait | None], str | None] = _no_preparation,
+    ) -> None:
+        # `wiring` is read once per exchange, after `prepare`: a fallback to offline that
+        # `prepare` made is used at once, and the exchange never sees two snapshots.
+        self._wiring = wiring
+        self._prepare = prepare
+        self._always = always_gate()
+
+    @classmethod
+    def fixed(cls, pipeline: Pipeline) -> Chat:
+        """A chat over one pipeline that never changes (evaluations, benchmarks, tests)."""
+        wiring = Wiring(pipeline=pipeline)
+        return cls(lambda: wiring)
+
+    def answer(
+        self,
+        message: str,
+        history: Sequence[Exchange] = (),
+        options: TurnOptions | None = None,
+        *,
+        open_turn: OpenTurn | None = None,
+        on_wait: OnWait | None = None,
+    ) -> Exchange:
+        """Answer one message (twice in compare mode) and capture once. Never raises."""
+        options = options or TurnOptions()
+        try:
+            notice = self._prepare(on_wait)
+            wiring = self._wiring()
+            gated, always = self._respond(wiring, message, history, options, open_turn)
+            if options.capture:  # after the reply is on screen, so capture never delays it
+                gated = wiring.pipeline.capture(gated)
+        except Exception as exc:  # noqa: BLE001 - one broken exchange must not end the chat
+            _log.exception("the exchange failed")
+            return Exchange(message, failed_turn(message, exc))
+        if notice:  # the model was restarted, or replies fell back to offline: say so
+            gated = replace(gated, notice=" ".join(filter(None, (notice, gated.notice))))
+        return Exchange(message, gated, always)
+
+    def _respond(
+        self,
+        wiring: Wiring,
+        message: str,
+        history: Sequence[Exchange],
+        options: TurnOptions,
+        open_turn: OpenTurn | None,
+    ) -> tuple[Turn, Turn | None]:
+        past = [e.gated for e in history]  # the conversation as the model saw it
+        gates = {Variant.GATED: wiring.gate(options.gate_mode), Variant.ALWAYS: self._always}
+
+        def run(variant: Variant) -> Turn:
+            hooks = open_turn(variant) if open_turn is not None else ReplyHooks()
+            return wiring.pipeline.respond(
+                message,
+                past,
+                gate=gates[variant],
+                on_text=hooks.on_text,
+                on_decision=hooks.on_decision,
+                variant=variant,
+            )
+
+        if not options.compare:
+            return run(Variant.GATED), None
+        # The second twin reuses what the first warmed (a prompt cache): alternate the order.
+        order = [Variant.GATED, Variant.ALWAYS]
+        if sum(e.always is not None for e in history) % 2:
+            order.reverse()
+        done = {variant: run(variant) for variant in order}
+        return done[Variant.GATED], done[Variant.ALWAYS]
+
+
+def failed_turn(message: str, exc: Exception) -> Turn:
+    """A turn that broke before the pipeline finished it: kept, so the message is not lost."""
+    return Turn(
+        message=message,
+        decision=failed_open_decision("app", message, exc),
+        error=f"this turn failed: {type(exc).__name__}: {exc}",
+    )

@@ -1,0 +1,102 @@
+"""Text the UI shows, as pure functions: escaped markdown, times, one-line summaries.
+
+No Streamlit here, so what the screen says is unit-tested without a browser.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from assistant.local_model import ModelState
+
+if TYPE_CHECKING:
+    from assistant.chat import Exchange
+    from assistant.local_model import ModelStatus
+    from memory.records import Memory
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$=&])")
+# Streamlit's markdown (remark-gfm) links bare addresses found in the parsed text, after
+# escapes are undone: "http\\://…", "www\\.…" and "a@b\\.c" still became links. A word
+# joiner (U+2060, invisible) inside the scheme, after "www" and around "@" breaks the match.
+_AUTOLINK = re.compile(r"(?i)\b(https?|ftp|file|mailto|xmpp)(?=\\:)|\b(www)(?=\\\.)|@")
+_JOINER = "\u2060"
+
+
+def _unlink(match: re.Match[str]) -> str:
+    word = match.group(1) or match.group(2)
+    return f"{word}{_JOINER}" if word else f"{_JOINER}@{_JOINER}"
+
+
+def as_text(text: str) -> str:
+    """Markdown that shows `text` literally: no formatting, links, images, HTML or icons."""
+    # Backslash-escaping every ASCII punctuation mark is CommonMark's own way to say
+    # "this character is text"; ':' also stops Streamlit's :icon: and :color[...] syntax.
+    escaped = _MD_SPECIAL.sub(r"\\\1", text.replace("\r\n", "\n").replace("\r", "\n"))
+    escaped = _AUTOLINK.sub(_unlink, escaped)
+    return escaped.replace("\n", "  \n")  # keep the user's line breaks
+
+
+def model_markdown(text: str) -> str:
+    """A model reply as markdown, with images turned into text so nothing loads from the web."""
+    # Retrieved memories reach the model; an injected ![](http://...) must not phone home.
+    return text.replace("![", "!\\[")
+
+
+def offline_markdown(text: str) -> str:
+    """The offline responder's reply: its "> " quote lines as one quote block, text escaped."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        if line.startswith("> "):
+            if out and not out[-1].startswith(">"):
+                out.append("")  # a blank line opens the quote block
+            out.append("> " + as_text(line[2:]))
+        elif line.strip():
+            out.append(as_text(line))
+    # Hard line breaks keep each memory on its own line inside the one quote block.
+    return "  \n".join(out).replace("  \n  \n", "\n\n")
+
+
+def redact(text: str, api_key: str | None) -> str:
+    """Belt and braces: the API key never reaches the screen, whatever an error says."""
+    return text.replace(api_key, "[api key]") if api_key else text
+
+
+def fmt_ms(ms: float | None) -> str:
+    """Milliseconds for people: one decimal when small."""
+    if ms is None:
+        return "–"
+    return f"{ms:.1f} ms" if ms < 10 else f"{ms:,.0f} ms"
+
+
+def memory_line(memory: Memory) -> str:
+    """One memory as a markdown list item, its text escaped."""
+    score = "" if memory.similarity is None else f"`{memory.similarity:.2f}` "
+    return f"- {score}{as_text(memory.text)}"
+
+
+def compare_line(exchange: Exchange) -> str:
+    """What the twins measured: first token and memory tokens sent, and which ran first.
+
+    The second run of a pair reuses what the first warmed (llama.cpp's prompt cache, the
+    model's first-use costs), so the order alternates between exchanges and is said here:
+    a difference in one exchange can be the order, not the gate.
+    """
+    gated, always = exchange.gated, exchange.always
+    if always is None:  # only a compare-mode exchange has a twin
+        return ""
+    first = "always-retrieve" if exchange.always_ran_first else "gated"
+    return (
+        f"first token: gated {fmt_ms(gated.timings.first_token_ms)}, always-retrieve "
+        f"{fmt_ms(always.timings.first_token_ms)} · memory tokens sent: gated "
+        f"~{gated.usage.memory_tokens:,}, always-retrieve ~{always.usage.memory_tokens:,} · "
+        f"{first} ran first (the order alternates; the second reuses the first's warm cache)"
+    )
+
+
+def loading_label(status: ModelStatus) -> str:
+    """ "Loading the local model… assembling 45%" and the like."""
+    what = status.detail or status.state.value
+    if status.state is ModelState.ASSEMBLING:
+        return f"Setting up the local model (once): {what} {status.progress:.0%}"
+    return f"Loading the local model… {what}"

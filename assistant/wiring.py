@@ -1,0 +1,91 @@
+"""What answers a message: client, pipeline (responder, capture, default gate) and the gates.
+
+A `Wiring` is never changed once built. When the local model fails, the assistant builds
+an offline `Wiring` and swaps it in with one assignment: a turn that already took the old
+snapshot finishes on it, and no thread ever sees half of each.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from assistant.gate_modes import GateConfigError, build_gate, modes_for
+from assistant.pipeline import Pipeline
+
+if TYPE_CHECKING:
+    from assistant.config import Settings
+    from assistant.gate import Gate
+
+
+class GateShelf:
+    """The gates of one wiring, each built on first use (the local gate loads weights once)."""
+
+    def __init__(
+        self,
+        build: Callable[[str], Gate],
+        modes: tuple[str, ...],
+        built: Mapping[str, Gate] | None = None,
+    ) -> None:
+        self._build = build
+        self.modes = modes
+        self._gates: dict[str, Gate] = {m: g for m, g in (built or {}).items() if m in modes}
+        self._lock = threading.Lock()  # two sessions asking at once build one gate
+
+    def get(self, mode: str) -> Gate:
+        """The gate for `mode`; a mode this wiring cannot run raises GateConfigError."""
+        if mode not in self.modes:
+            raise GateConfigError(
+                f"gate mode {mode!r} needs a model: set ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL,"
+                " or let the local model start"
+            )
+        with self._lock:
+            if mode not in self._gates:
+                self._gates[mode] = self._build(mode)
+            return self._gates[mode]
+
+    def built(self) -> dict[str, Gate]:
+        """The gates built so far, for a new shelf that keeps the ones it can still run."""
+        with self._lock:
+            return dict(self._gates)
+
+    @classmethod
+    def for_settings(
+        cls, settings: Settings, client: Any, built: Mapping[str, Gate] | None = None
+    ) -> GateShelf:
+        """The shelf of every mode that can run with `client` (None: offline modes only)."""
+        return cls(
+            lambda mode: build_gate(mode, settings, client),
+            modes_for(client is not None),
+            built,
+        )
+
+
+@dataclass(frozen=True)
+class Wiring:
+    """One immutable snapshot of what answers; replaced whole, never edited."""
+
+    pipeline: Pipeline
+    client: Any = None  # the anthropic client; None when replies come from offline parts
+    gates: GateShelf | None = None
+    offline_reason: str | None = None  # why replies come from the offline responder
+
+    @property
+    def offline(self) -> bool:
+        """True when replies come from the offline responder (no model to call)."""
+        return self.client is None
+
+    @property
+    def gate_modes(self) -> tuple[str, ...]:
+        """Gate modes that can run with this wiring."""
+        return self.gates.modes if self.gates is not None else (self.pipeline.gate.name,)
+
+    def gate(self, mode: str | None) -> Gate:
+        """The gate for `mode`; None is the pipeline's own gate."""
+        if mode is None or mode == self.pipeline.gate.name:
+            return self.pipeline.gate
+        if self.gates is None:
+            raise GateConfigError(f"gate mode {mode!r} is not wired here")
+        return self.gates.get(mode)

@@ -1,0 +1,234 @@
+"""The home of a message (assistant/chat.py), with a scripted model and a list for memory."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from assistant.capture import Capturer
+from assistant.chat import Chat, Exchange, ReplyHooks, TurnOptions
+from assistant.config import Settings
+from assistant.factory import Assistant
+from assistant.gate import LlmGate, always_gate, never_gate
+from assistant.local_model import ModelState, ModelStatus
+from assistant.offline import OfflineResponder
+from assistant.pipeline import MAX_MESSAGE_CHARS, Pipeline, Variant
+from assistant.respond import ModelResponder, ReplySource
+from assistant.wiring import GateShelf, Wiring
+from tests.fakes import ListSearch, ScriptedModel, prompt_of
+
+CAPTURE = "Extract durable facts"
+GATE = "retrieval gate"
+
+
+def _script(facts: list[str], retrieve: bool = False) -> Any:
+    """Capture finds `facts`, the gate answers `retrieve`, and replies say "Nice bike!"."""
+
+    def reply(request: dict[str, Any]) -> str:
+        prompt = prompt_of(request)
+        if CAPTURE in prompt:
+            return json.dumps({"facts": facts})
+        if GATE in prompt:
+            return json.dumps({"retrieve": retrieve, "query": "bike", "reason": "user's news"})
+        return "Nice bike!"
+
+    return reply
+
+
+def _pipeline(model: ScriptedModel, search: ListSearch) -> Pipeline:
+    return Pipeline(
+        gate=LlmGate(model, "gate"),
+        store=search,  # type: ignore[arg-type] - a list stands in for the store
+        responder=ModelResponder(model, "chat"),
+        capturer=Capturer(search, model, "gate"),  # type: ignore[arg-type]
+    )
+
+
+def test_compare_mode_answers_twice_and_captures_once(
+    model: ScriptedModel, search: ListSearch
+) -> None:
+    model.script = _script(["My bike is a blue Brompton."])
+    chat = Chat.fixed(_pipeline(model, search))
+    exchange = chat.answer(
+        "Remember that my bike is a blue Brompton", options=TurnOptions(compare=True)
+    )
+    gated, always = exchange.gated, exchange.always
+    assert always is not None
+    assert (gated.variant, always.variant) == (Variant.GATED, Variant.ALWAYS)
+    assert not gated.decision.retrieve and always.decision.retrieve
+    assert gated.capture is not None and gated.capture.saved == ("My bike is a blue Brompton.",)
+    assert always.capture is None
+    assert len(model.prompts(CAPTURE)) == 1
+    assert search.count() == 4
+
+
+def test_capture_off_asks_nothing_and_saves_nothing(
+    model: ScriptedModel, search: ListSearch
+) -> None:
+    model.script = _script(["My bike is a blue Brompton."])
+    exchange = Chat.fixed(_pipeline(model, search)).answer(
+        "Remember that my bike is a blue Brompton", options=TurnOptions(capture=False)
+    )
+    assert exchange.gated.capture is None and not model.prompts(CAPTURE)
+    assert search.count() == 3
+
+
+def test_compare_mode_alternates_which_twin_runs_first(
+    model: ScriptedModel, search: ListSearch
+) -> None:
+    model.script = _script([])
+    chat = Chat.fixed(_pipeline(model, search))
+    both = TurnOptions(compare=True, capture=False)
+    first = chat.answer("What's 2+2?", options=both)
+    second = chat.answer("Tell me a joke", [first], options=both)
+    assert not first.always_ran_first and second.always_ran_first
+
+
+def test_the_model_sees_each_earlier_exchange_once(
+    model: ScriptedModel, search: ListSearch
+) -> None:
+    model.script = _script([])
+    chat = Chat.fixed(_pipeline(model, search))
+    first = chat.answer("What's 2+2?", options=TurnOptions(compare=True, capture=False))
+    model.calls.clear()
+    chat.answer("And 3+3?", [first], options=TurnOptions(capture=False))
+    (reply,) = [c for c in model.calls if GATE not in prompt_of(c)]
+    users = [m for m in reply["messages"] if m["role"] == "user"]
+    assert len(users) == 2  # the first exchange (its gated turn only), then this message
+
+
+def test_a_failed_exchange_keeps_the_message(model: ScriptedModel, search: ListSearch) -> None:
+    chat = Chat.fixed(_pipeline(model, search))
+    # A gate mode this wiring cannot run breaks the exchange before any reply.
+    exchange = chat.answer("When am I meeting Alex?", options=TurnOptions(gate_mode="cascade"))
+    assert exchange.message == exchange.gated.message == "When am I meeting Alex?"
+    assert exchange.gated.error is not None and "this turn failed" in exchange.gated.error
+    assert exchange.gated.decision.failed_open and exchange.always is None
+    assert not model.calls
+
+
+def test_a_preparation_that_raises_is_a_failed_exchange(search: ListSearch) -> None:
+    pipeline = Pipeline(gate=never_gate(), store=search, responder=OfflineResponder())  # type: ignore[arg-type]
+
+    def broken(_on_wait: object = None) -> str | None:
+        raise RuntimeError("the model server vanished")
+
+    wiring = Wiring(pipeline=pipeline)
+    exchange = Chat(lambda: wiring, broken).answer("hello there")
+    assert exchange.gated.error is not None and "vanished" in exchange.gated.error
+
+
+def test_notices_of_preparation_and_of_the_turn_are_joined(search: ListSearch) -> None:
+    pipeline = Pipeline(gate=never_gate(), store=search, responder=OfflineResponder())  # type: ignore[arg-type]
+    wiring = Wiring(pipeline=pipeline)
+    chat = Chat(lambda: wiring, lambda _on_wait=None: "Restarted the local model.")
+    exchange = chat.answer("x" * (MAX_MESSAGE_CHARS + 5), options=TurnOptions(capture=False))
+    notice = exchange.gated.notice or ""
+    assert notice.startswith("Restarted the local model. Your message was")
+
+
+def test_hooks_see_each_decision_and_the_streamed_reply(
+    model: ScriptedModel, search: ListSearch
+) -> None:
+    model.script = _script([])
+    seen: list[tuple[Variant, str]] = []
+
+    def open_turn(variant: Variant) -> ReplyHooks:
+        return ReplyHooks(
+            on_decision=lambda d: seen.append((variant, d.label)),
+            on_text=lambda piece: seen.append((variant, piece)),
+        )
+
+    Chat.fixed(_pipeline(model, search)).answer(
+        "What's 2+2?", options=TurnOptions(compare=True, capture=False), open_turn=open_turn
+    )
+    gated = [text for v, text in seen if v is Variant.GATED]
+    always = [text for v, text in seen if v is Variant.ALWAYS]
+    assert gated[0] == "skipped" and "".join(gated[1:]) == "Nice bike!"
+    assert always[0] == "retrieved" and "".join(always[1:]) == "Nice bike!"
+
+
+# ---- the wiring snapshot ------------------------------------------------------------
+
+
+@dataclass
+class _LocalModel:
+    """The parts of LocalModel the assistant reads: a status that the test sets."""
+
+    status: ModelStatus = field(default_factory=lambda: ModelStatus(ModelState.READY))
+    restarted: str = ""
+
+    def wait_ready(self, timeout: float | None = None) -> ModelStatus:
+        return self.status
+
+    def ensure_running(self) -> str:
+        return self.restarted
+
+
+def _assistant(model: ScriptedModel, search: ListSearch) -> tuple[Assistant, _LocalModel]:
+    settings = Settings(gate_mode="local", base_url="http://127.0.0.1:1")
+    gates = GateShelf.for_settings(settings, model, {"always": always_gate()})
+    pipeline = Pipeline(
+        gate=gates.get("always"),
+        store=search,  # type: ignore[arg-type]
+        responder=ModelResponder(model, "chat"),
+        capturer=Capturer(search, model, "gate"),  # type: ignore[arg-type]
+    )
+    local = _LocalModel()
+    wiring = Wiring(pipeline=pipeline, client=model, gates=gates)
+    return Assistant(settings, search, wiring, local), local  # type: ignore[arg-type]
+
+
+def test_reading_the_status_of_a_failed_model_changes_nothing(
+    model: ScriptedModel, search: ListSearch
+) -> None:
+    assistant, local = _assistant(model, search)
+    before = assistant.wiring
+    local.status = ModelStatus(ModelState.FAILED, error="bad file")
+    assert assistant.offline and "bad file" in (assistant.offline_reason or "")
+    assert "llm" not in assistant.available_gate_modes
+    assert assistant.wiring is before  # only a turn swaps it
+
+
+def test_a_failed_model_swaps_the_whole_wiring_at_the_next_turn(
+    model: ScriptedModel, search: ListSearch
+) -> None:
+    assistant, local = _assistant(model, search)
+    before = assistant.wiring
+    local.status = ModelStatus(ModelState.FAILED, error="bad file")
+    exchange = assistant.chat.answer("What's 2+2?", options=TurnOptions(capture=False))
+    after = assistant.wiring
+    assert after is not before and after.offline and before.client is model
+    # The old snapshot is untouched: a turn still running on it finishes on it.
+    assert isinstance(before.pipeline.responder, ModelResponder)
+    assert isinstance(after.pipeline.responder, OfflineResponder)
+    assert after.gate("always") is before.gate("always")  # gates that run offline are kept
+    assert exchange.gated.reply_source is ReplySource.OFFLINE and "2+2 = 4" in exchange.gated.reply
+    assert (exchange.gated.notice or "").startswith("Answering offline: the local model could not")
+    assert not model.calls
+
+
+def test_a_turn_waits_for_a_loading_model_and_shows_progress(
+    model: ScriptedModel, search: ListSearch
+) -> None:
+    assistant, local = _assistant(model, search)
+    statuses = iter([ModelStatus(ModelState.LOADING, "halfway"), ModelStatus(ModelState.READY)])
+    local.status = ModelStatus(ModelState.LOADING, "starting")
+    local.wait_ready = lambda timeout=None: next(statuses)  # type: ignore[method-assign]
+    seen: list[ModelState] = []
+    assistant.chat.answer(
+        "hi", options=TurnOptions(capture=False), on_wait=lambda s: seen.append(s.state)
+    )
+    assert seen == [ModelState.LOADING, ModelState.LOADING, ModelState.READY]
+
+
+@pytest.mark.parametrize("history", [(), ("one",)])
+def test_an_exchange_record_lists_its_turns(history: tuple[str, ...], search: ListSearch) -> None:
+    pipeline = Pipeline(gate=never_gate(), store=search, responder=OfflineResponder())  # type: ignore[arg-type]
+    chat = Chat.fixed(pipeline)
+    past: list[Exchange] = [chat.answer(m) for m in history]
+    exchange = chat.answer("What's 2+2?", past, TurnOptions(compare=True))
+    assert exchange.turns == (exchange.gated, exchange.always)
