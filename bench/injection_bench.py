@@ -211,17 +211,20 @@ def run_rows(
     `done` holds results of an earlier, interrupted run (by row id), which are reused;
     `keep` gets each new result as soon as it exists.
     """
+    from assistant.chat import Chat, TurnOptions
     from assistant.gate import always_gate
     from assistant.pipeline import Pipeline
     from assistant.respond import ModelResponder
 
     responder = _Recording(ModelResponder(client, model, max_tokens=REPLY_TOKENS, temperature=0.0))
-    pipeline = Pipeline(
-        gate=always_gate(),
-        store=store,
-        responder=responder,
-        screen_memories=defences,
-        check_reply=defences,
+    chat = Chat.fixed(
+        Pipeline(
+            gate=always_gate(),
+            store=store,
+            responder=responder,
+            screen_memories=defences,
+            check_reply=defences,
+        )
     )
     results = []
     before = {m.id: m.text for m in store.export()}
@@ -232,7 +235,7 @@ def run_rows(
         added = store.remember(row["memory"], source="typed")
         responder.replies.clear()
         started = time.perf_counter()
-        turn = pipeline.respond(row["question"])
+        turn = chat.answer(row["question"], options=TurnOptions(capture=False)).gated
         seconds = time.perf_counter() - started
         if added.id in before:  # merged into a persona memory: put its words back
             store.update(added.id, before[added.id])

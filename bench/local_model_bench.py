@@ -216,6 +216,7 @@ def run_replies(
     settings: Any, client: Any, size: dict[str, int], progress: Callable[[str], None] = print
 ) -> dict[str, Any]:
     """First token and tokens/s: a short prompt alone, and the demo conversation gated vs always."""
+    from assistant.chat import Chat, TurnOptions
     from assistant.gate import always_gate
     from assistant.gate_modes import build_gate
     from assistant.pipeline import Pipeline
@@ -246,9 +247,13 @@ def run_replies(
         # always: what mem0, Zep and ChatGPT memory do, the top k on every turn with no
         # relevance cut-off (as in the pipeline bench); gated: the app, cut-off included.
         variants = {
-            "gated": Pipeline(gate=local, store=FreshNotes(store, rng), responder=responder),
-            "always": Pipeline(
-                gate=always_gate(), store=FreshNotes(store, rng, -1.0), responder=responder
+            "gated": Chat.fixed(
+                Pipeline(gate=local, store=FreshNotes(store, rng), responder=responder)
+            ),
+            "always": Chat.fixed(
+                Pipeline(
+                    gate=always_gate(), store=FreshNotes(store, rng, -1.0), responder=responder
+                )
             ),
         }
         history: dict[str, list[Any]] = {name: [] for name in variants}
@@ -258,9 +263,10 @@ def run_replies(
         injected: dict[str, int] = dict.fromkeys(variants, 0)  # memory tokens, no-need turns
         progress(f"demo conversation, {len(conversation)} turns, gated and always in turn")
         for message, needs in conversation:
-            for name, pipeline in variants.items():  # interleaved: both see the same load
-                turn = pipeline.respond(message, history[name])
-                history[name].append(turn)
+            for name, chat in variants.items():  # interleaved: both see the same load
+                exchange = chat.answer(message, history[name], TurnOptions(capture=False))
+                history[name].append(exchange)
+                turn = exchange.gated
                 searched[name] += turn.searched
                 injected[name] += 0 if needs else turn.usage.memory_tokens
                 if turn.timings.first_token_ms is not None:

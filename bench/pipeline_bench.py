@@ -50,6 +50,7 @@ def run(quick: bool = False, progress: Callable[[str], None] = print) -> dict[st
     """Run the pipeline benchmarks and return their figures."""
     import anthropic
 
+    from assistant.chat import Chat, Exchange, TurnOptions
     from assistant.config import Settings
     from assistant.gate_modes import build_gate
     from assistant.pipeline import Pipeline
@@ -111,15 +112,16 @@ def run(quick: bool = False, progress: Callable[[str], None] = print) -> dict[st
             ("always", gates["always"], store),
             ("always_no_cutoff", gates["always"], uncut),
         ):
-            pipeline = Pipeline(gate=gate, store=memories, responder=responder)
+            chat = Chat.fixed(Pipeline(gate=gate, store=memories, responder=responder))
             overhead: list[float] = []
             searches = tokens = injected_needless = needed_but_empty = 0
             for _ in range(reps):
-                history: list[Any] = []
+                history: list[Exchange] = []
                 for message, needs in CONVERSATION:
                     shared_model().clear_cache()  # each turn is a message never seen before
-                    turn = pipeline.respond(message, history, gate=gate)
-                    history.append(turn)
+                    exchange = chat.answer(message, history, TurnOptions(capture=False))
+                    history.append(exchange)
+                    turn = exchange.gated
                     overhead.append(turn.timings.overhead_ms)
                     searches += turn.searched
                     tokens += turn.usage.memory_tokens

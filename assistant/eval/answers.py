@@ -252,7 +252,7 @@ def start_model(env: dict[str, str] | None = None) -> ModelUnderTest:
     return ModelUnderTest(settings, make_client(settings), model, settings.endpoint_host, local)
 
 
-def build_pipelines(
+def build_chats(
     modes: Sequence[str],
     model: ModelUnderTest,
     store: Any,
@@ -261,7 +261,8 @@ def build_pipelines(
     max_tokens: int,
     temperature: float = 0.0,
 ) -> dict[str, Any]:
-    """One app pipeline per mode, sharing the store and a greedy reply model."""
+    """One chat per mode, as the app answers, sharing the store and a greedy reply model."""
+    from assistant.chat import Chat
     from assistant.gate_modes import build_gate
     from assistant.pipeline import Pipeline
     from assistant.respond import ModelResponder
@@ -269,16 +270,14 @@ def build_pipelines(
     responder = ModelResponder(
         model.client, model.settings.chat_model, max_tokens=max_tokens, temperature=temperature
     )
-    pipelines = {}
+    chats = {}
     for mode in modes:
         gate_mode = "always" if mode == NO_CUTOFF_MODE else mode
         gate = build_gate(gate_mode, model.settings, model.client)
-        warm = getattr(gate, "warm", None) or getattr(getattr(gate, "local", None), "warm", None)
-        if warm is not None:
-            warm()  # load weights before timing: figures are per warm turn, as in the app
+        gate.warm()  # load weights before timing: figures are per warm turn, as in the app
         searched = NoCutoffStore(store) if mode == NO_CUTOFF_MODE else store
-        pipelines[mode] = Pipeline(gate=gate, store=searched, responder=responder, k=k)
-    return pipelines
+        chats[mode] = Chat.fixed(Pipeline(gate=gate, store=searched, responder=responder, k=k))
+    return chats
 
 
 # ---- running and scoring ------------------------------------------------------------------
@@ -313,13 +312,13 @@ def _row(question: Question, mode: str, turn: Any) -> Row:
 
 
 def run_questions(
-    pipelines: dict[str, Any],
+    chats: dict[str, Any],
     questions: Sequence[Question],
     terms: MemoryTerms,
     progress: Callable[[str], None] | None = None,
     on_row: Callable[[Row], None] | None = None,
 ) -> list[Row]:
-    """Every question through each mode's pipeline in turn, `never` first; scored.
+    """Every question through each mode's chat in turn, `never` first; scored.
 
     Modes run one after another, not interleaved on each question: two modes that send
     the same memories for a question back to back would let the second reuse the first's
@@ -328,14 +327,18 @@ def run_questions(
     system prompt warm, each message's memories fresh. `never` goes first because its
     replies are the world knowledge the damage rule subtracts.
     """
-    modes = sorted(pipelines, key=lambda m: m != "never")
+    from assistant.chat import TurnOptions
+
+    modes = sorted(chats, key=lambda m: m != "never")
+    alone = TurnOptions(capture=False)  # each question on its own: no history, no capture
     rows: list[Row] = []
     world: dict[int, str] = {}
     started = time.perf_counter()
     total = len(modes) * len(questions)
     for m, mode in enumerate(modes):
         for i, question in enumerate(questions):
-            row = _row(question, mode, pipelines[mode].respond(question.question))
+            turn = chats[mode].answer(question.question, options=alone).gated
+            row = _row(question, mode, turn)
             if mode == "never":
                 world[i] = row.reply
             if not question.needs_memory:
@@ -430,11 +433,11 @@ def evaluate(
         try:
             store.add_records([Memory(i, t, None, "", "imported", {}) for i, t in memories])
             store.warm()
-            pipelines = build_pipelines(modes, model, store, k=k, max_tokens=max_tokens)
+            chats = build_chats(modes, model, store, k=k, max_tokens=max_tokens)
             # One untimed turn first: the model's own first-use costs belong to no mode.
-            next(iter(pipelines.values())).respond("Hello!")
+            next(iter(chats.values())).answer("Hello!")
             terms = MemoryTerms.of(text for _, text in memories)
-            rows = run_questions(pipelines, questions, terms, progress, on_row)
+            rows = run_questions(chats, questions, terms, progress, on_row)
         finally:
             store.close()
             release_folder(tmp)

@@ -36,6 +36,7 @@ class LoadResult:
 
 def run_load(sessions: int = 8, seconds: float = 10.0, max_turns: int = 100_000) -> LoadResult:
     """Drive `sessions` threads through the scripted conversation until time is up."""
+    from assistant.chat import Exchange, TurnOptions
     from assistant.config import Settings
     from assistant.factory import build_assistant
 
@@ -46,7 +47,9 @@ def run_load(sessions: int = 8, seconds: float = 10.0, max_turns: int = 100_000)
             memory_dir=Path(tmp) / "mem", user_id="load", gate_mode="local", local_model="off"
         )
         assistant = build_assistant(settings)  # offline: no key, no base URL
-        assistant.pipeline.gate.decide("warm up")
+        assistant.warm()
+        chat = assistant.chat
+        alone = TurnOptions(capture=False)
         latencies: list[float] = []
         errors: list[str] = []
         lock = threading.Lock()
@@ -54,17 +57,17 @@ def run_load(sessions: int = 8, seconds: float = 10.0, max_turns: int = 100_000)
         budget = threading.Semaphore(max_turns)  # a hard cap on work, whatever the clock does
 
         def session(n: int) -> None:
-            history: list = []
+            history: list[Exchange] = []
             i = n  # each session starts at a different point of the conversation
             while time.perf_counter() < deadline and budget.acquire(blocking=False):
                 # A tag makes every message new, so no turn is served from the embedding cache.
                 message = f"{conversation[i % len(conversation)]} [s{n} t{i}]"
                 started = time.perf_counter()
                 try:
-                    turn = assistant.pipeline.run(message, history[-8:], capture=False)
-                    if turn.error:
-                        raise RuntimeError(turn.error)
-                    history.append(turn)
+                    exchange = chat.answer(message, history[-8:], alone)
+                    if exchange.gated.error:
+                        raise RuntimeError(exchange.gated.error)
+                    history.append(exchange)
                 except Exception as exc:  # noqa: BLE001 - counted and reported
                     with lock:
                         errors.append(f"{type(exc).__name__}: {exc}")
