@@ -11,11 +11,12 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: demo test bench bench-quick screenshot lint train-gate clean help
+.PHONY: demo test test-fast bench bench-quick screenshot lint train-gate clean help
 
 help:
 	@echo "make demo         set up and run the Streamlit demo (no API key needed)"
 	@echo "make test         set up and run the tests"
+	@echo "make test-fast    the unit tier only: no Chroma, ONNX, servers or browser (<60 s)"
 	@echo "make bench        run every benchmark, write docs/benchmarks.md (~10 min)"
 	@echo "make bench-quick  a smaller run of every section (~2.5 min; docs/quick/)"
 	@echo "make screenshot   redraw docs/screenshot.png in headless Chromium"
@@ -53,6 +54,10 @@ test: $(VENV)/.stamp-test $(VENV)/.stamp-smollm
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q
+
+# The unit tier (tests/tiers.py): logic tests on in-process fakes. `make test` runs everything.
+test-fast: $(VENV)/.stamp-test
+	$(BIN)/python -m pytest -q --fast
 
 lint: $(VENV)/.stamp-test
 	$(BIN)/ruff check .

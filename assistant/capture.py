@@ -7,10 +7,10 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from assistant.llm import describe_error, json_span, text_of
+from assistant.text import Label
 from memory.injection import instruction_flag
 from memory.records import MemoryStoreError
 
@@ -78,7 +78,7 @@ _FACT_GLUE = frozenset({"user", "name", "named", "call", "called"})
 GROUNDED_SHARE = 0.6
 
 
-class CaptureMethod(str, Enum):
+class CaptureMethod(Label):
     """How capture looked for facts in one message."""
 
     OFF = "off"  # capture did not run

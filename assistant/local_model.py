@@ -30,7 +30,6 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from enum import Enum
 from pathlib import Path
 
 from assistant.model_file import (
@@ -40,6 +39,7 @@ from assistant.model_file import (
     default_cache_dir,
     inspect_gguf,
 )
+from assistant.text import Label
 
 HOST = "127.0.0.1"  # loopback only: the model server is never reachable from the network
 DEFAULT_CTX_PER_SLOT = 4096
@@ -49,7 +49,7 @@ MODEL_ALIAS = "local-gguf"  # the id requests name: llama.cpp serves one model
 _log = logging.getLogger(__name__)
 
 
-class ModelState(str, Enum):
+class ModelState(Label):
     """Where the local model is in its life."""
 
     ASSEMBLING = "assembling"  # the GGUF is being built from its slices (first start)

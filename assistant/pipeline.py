@@ -10,13 +10,13 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from assistant.capture import CaptureMethod, Capturer, CaptureResult
 from assistant.gate import Gate, GateDecision, failed_open_decision
 from assistant.llm import describe_error
 from assistant.respond import HistoryItem, Lookup, ReplySource, Responder, TextCallback
+from assistant.text import Label
 from assistant.vocabulary import with_vocabulary
 from memory.injection import instruction_flag, reply_follows
 from memory.records import Memory
@@ -29,7 +29,7 @@ SEARCH_K = 5
 _turn_ids = itertools.count(1)
 
 
-class Variant(str, Enum):
+class Variant(Label):
     """Which twin of an exchange a turn is: the gate's, or compare mode's always-retrieve."""
 
     GATED = "gated"

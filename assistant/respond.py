@@ -10,6 +10,7 @@ from enum import Enum
 from typing import Any, Protocol
 
 from assistant.llm import describe_error
+from assistant.text import Label
 from memory.records import Memory
 
 # Written for a 1.5B model as much as for a large one. Small models copy the words they
@@ -40,7 +41,7 @@ REPLY_MAX_TOKENS = 1024
 TextCallback = Callable[[str], None]
 
 
-class ReplySource(str, Enum):
+class ReplySource(Label):
     """Who wrote a reply: the chat model, or the offline responder."""
 
     MODEL = "model"

@@ -13,6 +13,8 @@ import pytest
 from assistant.fake_api import FakeAnthropicServer
 from tests.fakes import ListSearch, ScriptedModel
 
+pytest_plugins = ["tests.tiers"]  # the unit tier (`--fast`) and the markers of the slow ones
+
 _real_connect = socket.socket.connect
 ROOT = Path(__file__).resolve().parent.parent
 # What the code writes when it is run for real: benchmark reports, the README's

@@ -196,6 +196,7 @@ def test_knowing_nothing_about_you_is_damage(terms: MemoryTerms) -> None:
     assert not about_you("I don't know the answer to that.")
 
 
+@pytest.mark.chroma  # reads the offline tokenizer's vocabulary
 def test_real_vocabulary_marks_rare_words() -> None:
     terms = MemoryTerms.of(["I take levothyroxine and work as an engineer."])
     assert terms.terms.get("levothyroxine") == "rare"

@@ -65,6 +65,7 @@ def test_by_source_breaks_figures_down(tmp_path, capsys):
     assert by["math"]["accuracy"] == 1.0 and by["trivia"]["accuracy"] == 0.0
 
 
+@pytest.mark.chroma  # the local gate embeds with the ONNX model
 def test_local_gate_scores_the_file(tmp_path, capsys):
     assert run([str(write(tmp_path, ROWS)), "--gate", "local", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
@@ -110,6 +111,7 @@ UNSURE = [
 ]
 
 
+@pytest.mark.chroma  # the cascade's local gate embeds with ONNX
 def test_cascade_asks_the_llm_about_unsure_messages_only(tmp_path, capsys, fake_api, monkeypatch):
     from assistant.fake_api import Reply
 

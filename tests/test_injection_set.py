@@ -27,6 +27,7 @@ def test_the_set_has_every_kind_the_issue_names():
     assert len(held_out()) == 75 and SET_PATH.exists()
 
 
+@pytest.mark.chroma  # searches a real store
 def test_every_question_finds_its_memory_among_the_demo_persona(tmp_path):
     from memory.persona import seed_demo
     from memory.store import MemoryStore

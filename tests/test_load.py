@@ -7,6 +7,7 @@ import pytest
 from assistant.eval.load import run_load
 
 
+@pytest.mark.chroma  # sessions share a real store
 @pytest.mark.timeout(180)
 def test_concurrent_offline_sessions_run_without_errors():
     result = run_load(sessions=4, seconds=3.0)

@@ -83,6 +83,7 @@ def test_shipped_weights_match_shipped_data():
     assert weights.cascade_low < weights.threshold <= weights.cascade_high
 
 
+@pytest.mark.eval  # embeds the held-out set
 def test_held_out_quality_floor(local):
     held = [e for e in load_examples() if e.split == "heldout"]
     predicted = local.retrieves([e.message for e in held])
@@ -142,6 +143,7 @@ def test_external_sets_are_never_trained_on():
     assert not trained & external
 
 
+@pytest.mark.eval  # embeds each fresh set
 @pytest.mark.parametrize(("name", "split", "accuracy", "recall"), FRESH_SETS)
 def test_fresh_set_quality_floor(local, name, split, accuracy, recall):
     fresh = _fresh_rows(name)
@@ -267,6 +269,7 @@ def test_the_badge_reads_the_text_the_classifier_reads(local, monkeypatch):
     assert calls == ["What is the capital of Australia these days?"]  # once, unwrapped
 
 
+@pytest.mark.eval  # embeds ~2,900 messages and trains twice
 def test_training_is_reproducible(local):
     examples = load_examples()
     subset = [e for e in examples if e.split == "train"][::12] + [

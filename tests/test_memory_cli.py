@@ -15,6 +15,8 @@ from memory.persona import persona
 
 ROOT = Path(__file__).resolve().parents[1]
 
+pytestmark = pytest.mark.chroma  # every command opens a real store
+
 
 def cli(capsys: pytest.CaptureFixture[str], folder: Path, *args: str) -> tuple[int, str, str]:
     """Run the CLI in-process against `folder` for user 'cli'."""

@@ -29,7 +29,7 @@ SCRIPT = textwrap.dedent(
     for message in ("What's 2+2?", "When am I meeting Alex?"):
         at.chat_input[0].set_value(message).run()
         assert not at.exception, [e.value for e in at.exception]
-    turns = at.session_state["turns"]
+    turns = [exchange.gated for exchange in at.session_state["exchanges"]]
     for turn in turns:
         print(turn.decision.label, "|", turn.reply_source, "|", turn.reply.splitlines()[0])
     """
@@ -42,6 +42,7 @@ def _can_unshare() -> bool:
     return subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode == 0
 
 
+@pytest.mark.app  # the app under AppTest, in a child process without a network
 @pytest.mark.timeout(300)
 @pytest.mark.skipif(not _can_unshare(), reason="needs `unshare -n` (root or user namespaces)")
 def test_offline_demo_answers_with_no_network_at_all(tmp_path):

@@ -17,6 +17,8 @@ from memory.persona import QUESTIONS_PATH, persona
 ROOT = Path(__file__).resolve().parents[1]
 KEYS = {"n", "k", "recall_at_k", "mrr", "p50_ms", "p95_ms", "with_cutoff"}
 
+pytestmark = pytest.mark.chroma  # recall is measured on a real store
+
 
 def run_recall(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
     """Run the recall subcommand in-process and parse its one JSON line."""

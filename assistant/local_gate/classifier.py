@@ -89,7 +89,8 @@ class LocalGate:
 
     def probabilities(self, messages: list[str]) -> np.ndarray:
         """The classifier's P(retrieve) for many messages (one batched embedding call)."""
-        return self.weights.probability(featurize(self.encoder(), messages))
+        weights = self.weights  # first: missing weights fail before the model loads
+        return weights.probability(featurize(self.encoder(), messages))
 
     def retrieves(self, messages: list[str]) -> np.ndarray:
         """The gate's decisions for many messages: the classifier or an explicit reference."""
@@ -107,9 +108,10 @@ class LocalGate:
         started = self._clock()
         bounded_text, truncated = bounded(message)
         text = gate_text(bounded_text)
+        weights = self.weights  # first: missing weights fail before the model loads
         # One reading of the text: the classifier, the rule and the badge share it.
         features, cues = featurize_texts(self.encoder(), [text])
-        p = float(self.weights.probability(features)[0])
+        p = float(weights.probability(features)[0])
         explicit = explicit_memory_reference(text)
         retrieve = explicit or p >= self.threshold
         by_rule = explicit and p < self.threshold
