@@ -12,23 +12,26 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from assistant import gate_modes
+from app_sidebar import render_connection, render_controls, render_memories
 from assistant.chat import Exchange, OpenTurn, ReplyHooks, TurnOptions
 from assistant.display import (
     as_text,
     compare_line,
+    details_title,
     fmt_ms,
     loading_label,
     memory_line,
     model_markdown,
     offline_markdown,
     redact,
+    stage_chart,
+    stage_table,
+    stats_markdown,
+    tokens_line,
 )
-from assistant.local_model import ModelState
 from assistant.pipeline import Variant
 from assistant.respond import ReplySource
-from assistant.session import STAGES, session_stats, stage_rows
-from assistant.text import end_sentence
+from assistant.session import session_stats, stage_rows
 from memory.records import visible
 
 if TYPE_CHECKING:  # the factory imports Chroma (~2.5 s): load it after the first paint
@@ -52,7 +55,6 @@ BADGES = {  # one colour per decision, readable from the back of the room
     "failed open": ":orange-badge[:material/warning: FAILED OPEN]",
 }
 SHOWN_MESSAGE_CHARS = 3_000  # longer messages are folded on screen, not in the pipeline
-MEMORY_PAGE = 50
 STAGE_COLOURS = ["#4f46e5", "#0ea5e9", "#f59e0b", "#9ca3af"]  # gate, search, reply, capture
 STREAM_EVERY_S = 0.05  # redraw the streaming reply at most 20 times a second
 CHAT_KEY = "chat"
@@ -134,14 +136,7 @@ def render_gate(decision: GateDecision) -> None:
 
 def render_details(turn: Turn) -> None:
     """The expander under the badge: memories used and the time of each stage."""
-    if not turn.decision.retrieve:
-        title = "Details · memory not searched"
-    else:
-        n = len(turn.memories)
-        title = f"Details · {n} {'memory' if n == 1 else 'memories'} used"
-        if turn.withheld:
-            title += f" · {len(turn.withheld)} withheld"
-    with st.expander(title):
+    with st.expander(details_title(turn)):
         if turn.decision.badge_reason != turn.decision.reason:
             st.markdown(f"**The gate's whole reason:** {as_text(turn.decision.reason)}")
         if turn.memories:
@@ -156,27 +151,8 @@ def render_details(turn: Turn) -> None:
         if turn.capture is not None and turn.capture.dropped:
             st.markdown("**Suggested by the capture model, not saved** (not in your words)")
             st.markdown("\n".join(f"- {as_text(fact)}" for fact in turn.capture.dropped))
-        t, u = turn.timings, turn.usage
-        stages = {
-            "gate": fmt_ms(t.gate_ms),
-            "search": fmt_ms(t.search_ms) if turn.decision.retrieve else "skipped",
-            "first token": fmt_ms(t.first_token_ms),
-            "reply": fmt_ms(t.reply_ms),
-            "capture": fmt_ms(t.capture_ms) if turn.capture else "–",
-            "total": fmt_ms(t.total_ms),
-            "ours (outside model calls)": fmt_ms(t.overhead_ms),
-        }
-        # One row, a column per stage: compact enough to sit under every reply.
-        st.markdown(
-            "| " + " | ".join(stages) + " |\n"
-            "|" + "---:|" * len(stages) + "\n"
-            "| " + " | ".join(stages.values()) + " |"
-        )
-        st.caption(
-            f"tokens · gate {u.gate_input} in / {u.gate_output} out · "
-            f"reply {u.chat_input} in / {u.chat_output} out · "
-            f"memories ~{u.memory_tokens} · decided by {turn.decision.method.value}"
-        )
+        st.markdown(stage_table(turn))
+        st.caption(tokens_line(turn))
 
 
 def render_answer(turn: Turn, assistant: Assistant, *, show_capture: bool = True) -> None:
@@ -348,48 +324,6 @@ def process_inbox(assistant: Assistant, options: TurnOptions) -> None:
 # ---- sidebar ------------------------------------------------------------------------
 
 
-def render_connection(assistant: Assistant) -> None:
-    """Which models and endpoint are in use: a local model, a remote one, or OFFLINE."""
-    s = assistant.settings
-    status = assistant.model_status()
-    if assistant.offline:
-        st.warning(
-            "**OFFLINE** · local gate + offline responder  \n"
-            f"{as_text(end_sentence(assistant.offline_reason or 'no model configured'))}  \n"
-            "Set `ANTHROPIC_API_KEY` (or `ANTHROPIC_BASE_URL`), or unset "
-            "`MEMGATE_LOCAL_MODEL`, and restart for model replies.",
-            icon=":material/cloud_off:",
-        )
-        return
-    if status is None:
-        st.markdown(
-            f"**gate model** {as_text(s.gate_model)}  \n"
-            f"**chat model** {as_text(s.chat_model)}  \n"
-            f"**endpoint** {as_text(s.endpoint_host)}"
-        )
-        return
-    name = as_text(status.name or "GGUF model")
-    if status.ready:
-        st.success(
-            f"**LOCAL MODEL** · {name} · llama.cpp on 127.0.0.1 · works offline",
-            icon=":material/memory:",
-        )
-    else:
-        st.info(as_text(loading_label(status)), icon=":material/hourglass_top:")
-        if status.state is ModelState.ASSEMBLING:
-            st.progress(status.progress)
-    if status.restarts:
-        st.caption(f"restarted {status.restarts}× · {as_text(status.detail)}")
-    st.button(
-        "Restart local model",
-        icon=":material/restart_alt:",
-        on_click=assistant.restart_model,
-        help="Stops llama.cpp and starts it again (a few seconds).",
-        width="stretch",
-        disabled=not status.ready,
-    )
-
-
 def watch_model_loading(assistant: Assistant) -> None:
     """While the local model loads, keep the page alive and redraw it once it is ready."""
     status = assistant.model_status()
@@ -402,47 +336,6 @@ def watch_model_loading(assistant: Assistant) -> None:
     st.rerun()
 
 
-def render_controls(assistant: Assistant) -> TurnOptions:
-    """Gate mode, capture and compare switches; returns their values."""
-    modes = list(assistant.available_gate_modes)
-    default = assistant.default_gate_mode
-    mode = st.segmented_control(
-        "Gate mode",
-        modes,
-        default=default if default in modes else modes[0],
-        required=True,
-        key="gate_mode",
-        help=gate_modes.help_text(),
-    )
-    if assistant.offline:
-        st.caption("llm and cascade need a model.")
-    else:
-        # What llm and cascade scored with this very model, from its measurement file:
-        # never prose that goes stale when the model or the gate changes.
-        trust = assistant.llm_trust()
-        st.caption(as_text(trust.summary("llm")) + "  \n" + as_text(trust.summary("cascade")))
-    capture = st.toggle(
-        "Capture new facts",
-        value=assistant.settings.capture,
-        key="capture",
-        help="Save facts you state about yourself, after the reply is shown.",
-    )
-    compare = st.toggle(
-        "Compare with always-retrieve",
-        value=False,
-        key="compare",
-        help="Answer each message twice, side by side: gated and always-retrieve.",
-    )
-    st.button(
-        "New conversation",
-        icon=":material/add_comment:",
-        on_click=new_conversation,
-        help="Clears the chat; your memories stay.",
-        width="stretch",
-    )
-    return TurnOptions(gate_mode=str(mode or default), capture=capture, compare=compare)
-
-
 def render_stats() -> None:
     """Turns, searches skipped, memory tokens not injected, and ms per stage per turn."""
     st.subheader("This session", divider="gray")
@@ -450,113 +343,10 @@ def render_stats() -> None:
     if not stats.turns:
         st.caption("No turns yet. Click an example prompt to start.")
         return
-    st.markdown(
-        f"**{stats.turns}** {'turn' if stats.turns == 1 else 'turns'} · "
-        f"**{stats.skipped}** {'search' if stats.skipped == 1 else 'searches'} skipped  \n"
-        f"**~{stats.memory_tokens_not_injected:,}** memory tokens not injected  \n"
-        f"median overhead outside model calls **{fmt_ms(stats.median_overhead_ms)}**"
-    )
-    # An inline Vega-Lite spec: no pandas or altair import (~3 s) in front of an audience,
-    # and a legend that fits the sidebar.
+    st.markdown(stats_markdown(stats))
     st.vega_lite_chart(
-        spec={
-            "data": {"values": stage_rows(exchanges())},
-            "mark": {"type": "bar", "tooltip": True},
-            "encoding": {
-                "x": {"field": "turn", "type": "ordinal", "axis": {"labelAngle": 0}},
-                "y": {"field": "ms", "type": "quantitative", "aggregate": "sum", "title": "ms"},
-                "color": {
-                    "field": "stage",
-                    "type": "nominal",
-                    "scale": {"domain": list(STAGES), "range": STAGE_COLOURS},
-                    "legend": {"orient": "bottom", "columns": 2, "title": None},
-                },
-                "order": {"field": "order", "type": "quantitative"},
-            },
-        },
-        width="stretch",
-        height=260,
+        spec=stage_chart(stage_rows(exchanges()), STAGE_COLOURS), width="stretch", height=260
     )
-
-
-def add_memory(assistant: Assistant) -> None:
-    """Form callback: store the typed fact (the form clears itself), or keep why it was refused."""
-    from memory.records import MemoryStoreError, visible
-
-    text = str(st.session_state.get("memory_add", "")).strip()
-    st.session_state.pop("memory_add_problem", None)
-    if not visible(text):  # nothing typed, or only zero-width characters
-        return
-    try:
-        added = assistant.store.remember(text, source="typed")
-    except MemoryStoreError as exc:  # too long, a server that went away: said under the form
-        st.session_state["memory_add_problem"] = str(exc)
-        return
-    if added.flag:
-        st.session_state["memory_add_problem"] = (
-            f"Saved, but it {added.flag}. It is kept here and never sent to the model."
-        )
-
-
-def reset_memories(assistant: Assistant) -> None:
-    """Replace every memory with the demo persona."""
-    from memory.persona import seed_demo
-
-    assistant.store.clear()
-    seed_demo(assistant.store)
-
-
-def render_memories(assistant: Assistant) -> None:
-    """The memory browser: search, delete, add, reset to the demo persona."""
-    from memory.records import MemoryStoreError
-
-    store = assistant.store
-    try:
-        total = store.count()
-        st.subheader(f"Memories ({total:,})", divider="gray")
-        query = st.text_input("Search memories", key="memory_search", placeholder="Alex")
-        if query.strip():  # ranked by similarity, no cut-off: browsing should always show some
-            shown = store.search(query, k=MEMORY_PAGE, min_similarity=-1.0)
-        else:
-            shown = store.list(0, MEMORY_PAGE)
-    except MemoryStoreError as exc:  # e.g. the Chroma server went away: say what to do
-        st.error(as_text(str(exc)), icon=":material/error:")
-        return
-    # A scrolling box keeps the controls below it on screen with 60+ memories.
-    with st.container(height=360, key="memory-list"):
-        for memory in shown:
-            text_col, button_col = st.columns([7, 1], vertical_alignment="center")
-            text_col.markdown(memory_line(memory)[2:])
-            if memory.flag:
-                why = as_text(memory.flag)
-                text_col.caption(f":material/block: never sent to the model · {why}")
-            button_col.button(
-                "",
-                icon=":material/delete:",
-                key=f"del-{memory.id}",
-                help="Delete this memory",
-                on_click=store.delete,
-                args=(memory.id,),
-                type="tertiary",
-            )
-        if not shown:
-            st.caption("No memories.")
-        elif not query.strip() and total > MEMORY_PAGE:
-            st.caption(f"Newest {MEMORY_PAGE} shown; search to find the others.")
-    with st.form("add-memory", clear_on_submit=True, border=False):
-        st.text_input("Add a memory", key="memory_add", placeholder="I'm allergic to peanuts")
-        st.form_submit_button("Add", icon=":material/add:", on_click=add_memory, args=(assistant,))
-    if st.session_state.get("memory_add_problem"):
-        st.warning(as_text(st.session_state["memory_add_problem"]), icon=":material/warning:")
-    with st.popover("Reset to demo persona", icon=":material/restart_alt:"):
-        st.caption("Deletes every memory, including ones you added, and loads the demo persona.")
-        st.button(
-            "Replace all memories",
-            key="reset-demo",
-            type="primary",
-            on_click=reset_memories,
-            args=(assistant,),
-        )
 
 
 # ---- the page -----------------------------------------------------------------------
@@ -594,7 +384,7 @@ def main() -> None:
     with st.sidebar:
         st.subheader("Connection", divider="gray")
         render_connection(assistant)
-        options = render_controls(assistant)
+        options = render_controls(assistant, new_conversation)
     render_history(assistant)
     process_inbox(assistant, options)
     # After the turn, so the counts include it and capture's new memories are listed.

@@ -9,10 +9,13 @@ import re
 from typing import TYPE_CHECKING
 
 from assistant.local_model import ModelState
+from assistant.session import STAGES
 
 if TYPE_CHECKING:
     from assistant.chat import Exchange
     from assistant.local_model import ModelStatus
+    from assistant.pipeline import Turn
+    from assistant.session import SessionStats
     from memory.records import Memory
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$=&])")
@@ -100,3 +103,72 @@ def loading_label(status: ModelStatus) -> str:
     if status.state is ModelState.ASSEMBLING:
         return f"Setting up the local model (once): {what} {status.progress:.0%}"
     return f"Loading the local model… {what}"
+
+
+def details_title(turn: Turn) -> str:
+    """The title of a turn's details: whether memory was searched, and what was used."""
+    if not turn.decision.retrieve:
+        return "Details · memory not searched"
+    n = len(turn.memories)
+    title = f"Details · {n} {'memory' if n == 1 else 'memories'} used"
+    return title + (f" · {len(turn.withheld)} withheld" if turn.withheld else "")
+
+
+def stage_table(turn: Turn) -> str:
+    """The time of each stage as a one-row markdown table, compact enough for every reply."""
+    t = turn.timings
+    stages = {
+        "gate": fmt_ms(t.gate_ms),
+        "search": fmt_ms(t.search_ms) if turn.decision.retrieve else "skipped",
+        "first token": fmt_ms(t.first_token_ms),
+        "reply": fmt_ms(t.reply_ms),
+        "capture": fmt_ms(t.capture_ms) if turn.capture else "–",
+        "total": fmt_ms(t.total_ms),
+        "ours (outside model calls)": fmt_ms(t.overhead_ms),
+    }
+    return (
+        "| " + " | ".join(stages) + " |\n"
+        "|" + "---:|" * len(stages) + "\n"
+        "| " + " | ".join(stages.values()) + " |"
+    )
+
+
+def tokens_line(turn: Turn) -> str:
+    """Tokens each model call spent, the memories' estimate, and how the gate decided."""
+    u = turn.usage
+    return (
+        f"tokens · gate {u.gate_input} in / {u.gate_output} out · "
+        f"reply {u.chat_input} in / {u.chat_output} out · "
+        f"memories ~{u.memory_tokens} · decided by {turn.decision.method.value}"
+    )
+
+
+def stats_markdown(stats: SessionStats) -> str:
+    """The session's turns, skipped searches, tokens not injected and median overhead."""
+    return (
+        f"**{stats.turns}** {'turn' if stats.turns == 1 else 'turns'} · "
+        f"**{stats.skipped}** {'search' if stats.skipped == 1 else 'searches'} skipped  \n"
+        f"**~{stats.memory_tokens_not_injected:,}** memory tokens not injected  \n"
+        f"median overhead outside model calls **{fmt_ms(stats.median_overhead_ms)}**"
+    )
+
+
+def stage_chart(rows: list[dict[str, object]], colours: list[str]) -> dict[str, object]:
+    """A stacked bar chart of ms per stage per turn, as an inline Vega-Lite spec."""
+    # Inline Vega-Lite: no pandas or altair import (~3 s) in front of an audience, and a
+    # legend that fits the sidebar.
+    return {
+        "data": {"values": rows},
+        "mark": {"type": "bar", "tooltip": True},
+        "encoding": {
+            "x": {"field": "turn", "type": "ordinal", "axis": {"labelAngle": 0}},
+            "y": {"field": "ms", "type": "quantitative", "aggregate": "sum", "title": "ms"},
+            "color": {
+                "field": "stage",
+                "type": "nominal",
+                "scale": {"domain": list(STAGES), "range": colours},
+                "legend": {"orient": "bottom", "columns": 2, "title": None},
+            },
+            "order": {"field": "order", "type": "quantitative"},
+        },
+    }

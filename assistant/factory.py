@@ -159,6 +159,13 @@ class Assistant:
         self.pipeline.gate.warm()
         self.store.search("dentist appointment", k=1)
 
+    def reset_memories(self) -> None:
+        """Replace every memory with the demo persona."""
+        from memory.persona import seed_demo
+
+        self.store.clear()
+        seed_demo(self.store)
+
     def llm_trust(self) -> LlmTrust:
         """What the LLM gate of this configuration's model was measured to be worth."""
         from assistant.llm_trust import load_trust

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol
 
-from assistant.llm import json_span, text_of, usage_of
+from assistant.llm import ModelError, classify_error, json_span, text_of, usage_of
 
 GATE_MAX_TOKENS = 600  # reasoning models spend a thinking block before the JSON
 MAX_GATE_MESSAGE_CHARS = 4000  # ~1k tokens: enough to judge, bounded cost for huge pastes
@@ -310,7 +310,7 @@ class LlmGate:
         except GateReplyError as exc:
             return done(True, fallback_query, str(exc), Method.FAILED_OPEN)
         except Exception as exc:  # noqa: BLE001 - every failure must fail open, by design
-            if type(exc).__name__ == "APITimeoutError":
+            if classify_error(exc) is ModelError.TIMEOUT:
                 reason = f"gate timed out after {self._timeout:g} s — failing open"
             else:
                 reason = f"gate error ({type(exc).__name__}) — failing open"

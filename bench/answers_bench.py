@@ -61,7 +61,7 @@ def plan(quick: bool, sets: list[str] | None = None) -> dict[str, dict[str, Any]
 
 def load_set(spec: dict[str, Any]) -> tuple[list[tuple[str, str]], list[Any]]:
     """The memories and questions of one planned set."""
-    from assistant.eval.answers import balanced, read_locomo, read_memories, read_questions
+    from assistant.eval.answer_data import balanced, read_locomo, read_memories, read_questions
 
     if spec["questions"] == "locomo":
         return read_locomo(LOCOMO, spec["limit"])
@@ -109,7 +109,8 @@ def run(
         return {"skipped": missing}
     if progress is None:
         progress = _every_tenth
-    from assistant.eval.answers import DataError, evaluate, start_model
+    from assistant.eval.answer_data import DataError
+    from assistant.eval.answers import evaluate, start_model
 
     # The app's no-key settings (the built-in model), whatever key this shell has; only
     # the gate's timeout may be raised, as in the real-local-model section.

@@ -16,16 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from assistant.eval.answers import (
-    DataError,
-    Question,
-    Row,
-    balanced,
-    parse_modes,
-    read_locomo,
-    read_questions,
-    summarise,
-)
+from assistant.eval.answer_data import DataError, Question, balanced, read_locomo, read_questions
+from assistant.eval.answer_report import Row, summarise
+from assistant.eval.answers import parse_modes
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGURES = {

@@ -1,7 +1,7 @@
 """Answers, measured: what the assistant says, per gate mode, on the configured model.
 
-Each question goes through the app's own turn (Pipeline.respond: gate -> memory search
--> streamed reply), alone, with no history, once per mode:
+Each question goes through the app's own turn (Chat.answer: gate -> memory search ->
+streamed reply), alone, with no history, once per mode:
 
     python -m assistant.eval answers --memories M.jsonl --questions Q.jsonl \\
         --modes never,always,local --json --rows rows.jsonl
@@ -14,8 +14,8 @@ always retrieve the top k with no relevance cut-off, as mem0 does. The reply mod
 greedily (temperature 0), so two runs agree. Each mode asks every question in turn
 (`never` first), so that no mode reuses another's prompt cache for the same question.
 
-Scoring rules: assistant/eval/answer_score.py. With no key and no ANTHROPIC_BASE_URL the
-built-in local model is started, as the app does.
+Inputs: answer_data.py; scoring rules: answer_score.py; figures: answer_report.py. With
+no key and no ANTHROPIC_BASE_URL the built-in local model is started, as the app does.
 """
 
 from __future__ import annotations
@@ -26,10 +26,19 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from assistant.eval.answer_data import (
+    DataError,
+    Question,
+    balanced,
+    read_locomo,
+    read_memories,
+    read_questions,
+)
+from assistant.eval.answer_report import Row, summarise, table
 from assistant.eval.answer_score import (
     MemoryTerms,
     boilerplate,
@@ -38,147 +47,11 @@ from assistant.eval.answer_score import (
     locomo_f1,
     speaks_as_user,
 )
-from assistant.eval.stats import percentile
-from memory.jsonl import JsonlError, read_jsonl
 
 NO_CUTOFF_MODE = "always-no-cutoff"
 DEFAULT_MODES = "never,always,local"
 DEFAULT_LOCOMO = Path("../shared/eval/locomo_memory.json")
 DEFAULT_MAX_TOKENS = 256
-LOCOMO_CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
-
-
-class DataError(ValueError):
-    """An input file cannot be used; the message names the file and line."""
-
-
-@dataclass(frozen=True)
-class Question:
-    """One question with its gold answers."""
-
-    question: str
-    answers: tuple[str, ...]
-    needs_memory: bool
-    kind: str = ""
-    match: str = "contains"
-    category: int | None = None  # LoCoMo's QA category (then scored by token F1)
-
-
-@dataclass
-class Row:
-    """One question answered in one mode, scored."""
-
-    question: str
-    mode: str
-    needs_memory: bool
-    kind: str
-    retrieved: bool
-    failed_open: bool
-    gate_reason: str
-    memories: list[str]
-    reply: str
-    correct: bool
-    leaked: bool | None  # questions that need memory: None (a memory is what they want)
-    leak_terms: list[str] = field(default_factory=list)
-    boilerplate: list[str] = field(default_factory=list)
-    speaks_as_user: bool = False  # "My brother lives in Cork": the reply took the user's place
-    first_token_ms: float | None = None
-    memory_tokens: int = 0
-    reply_error: str | None = None
-    f1: float | None = None  # LoCoMo questions only
-
-
-# ---- inputs -------------------------------------------------------------------------------
-
-
-def _lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    try:
-        return list(read_jsonl(path))
-    except JsonlError as exc:
-        raise DataError(str(exc)) from None
-
-
-def read_memories(path: Path) -> list[tuple[str, str]]:
-    """(id, text) pairs from `{"id", "text"}` lines."""
-    out = []
-    for number, row in _lines(path):
-        text = row.get("text")
-        if not isinstance(text, str) or not text.strip():
-            raise DataError(f"{path}, line {number}: 'text' must be a non-empty string")
-        out.append((str(row.get("id", f"m{number}")), text))
-    if len({mid for mid, _ in out}) != len(out):
-        raise DataError(f"{path}: memory ids must be unique")
-    return out
-
-
-def read_questions(path: Path) -> list[Question]:
-    """Questions from `{"question", "answers", "needs_memory"}` lines."""
-    out = []
-    for number, row in _lines(path):
-        question, answers, needs = row.get("question"), row.get("answers"), row.get("needs_memory")
-        if not isinstance(question, str) or not question.strip():
-            raise DataError(f"{path}, line {number}: 'question' must be a non-empty string")
-        if not isinstance(answers, list) or not answers:
-            raise DataError(f"{path}, line {number}: 'answers' must be a non-empty list")
-        if not isinstance(needs, bool):
-            raise DataError(f"{path}, line {number}: 'needs_memory' must be true or false")
-        match = row.get("match", "contains")
-        if match not in ("contains", "last_number"):
-            raise DataError(f"{path}, line {number}: 'match' must be contains or last_number")
-        kind = str(row.get("kind") or ("memory" if needs else "general"))
-        out.append(Question(question, tuple(str(a) for a in answers), needs, kind, match))
-    return out
-
-
-def read_locomo(
-    path: Path, limit: int | None = None
-) -> tuple[list[tuple[str, str]], list[Question]]:
-    """LoCoMo's turns as memories (speaker and date kept) and its answerable QA (1-4)."""
-    from assistant.eval.recall import locomo_memory_text
-
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    conv = (data.get("conversations") or [data["conversation"]])[0]
-    memories = [
-        (t["dia_id"], locomo_memory_text(t, s["date_time"], "speaker+date"))
-        for s in conv["sessions"]
-        for t in s["turns"]
-    ]
-    # Category 5 is adversarial (no answer exists): the mem0 paper leaves it out too.
-    questions = [
-        Question(
-            qa["question"],
-            (str(qa["answer"]),),
-            True,
-            LOCOMO_CATEGORIES[int(qa["category"])],
-            category=int(qa["category"]),
-        )
-        for qa in conv["qa"]
-        if int(qa.get("category", 5)) in LOCOMO_CATEGORIES and "answer" in qa
-    ]
-    if limit and limit < len(questions):
-        # Round-robin over the categories, in file order: a short run keeps their mix.
-        queues = {c: [q for q in questions if q.category == c] for c in LOCOMO_CATEGORIES}
-        picked: list[Question] = []
-        while len(picked) < limit:
-            for queue in queues.values():
-                if queue and len(picked) < limit:
-                    picked.append(queue.pop(0))
-        questions = picked
-    return memories, questions
-
-
-def balanced(questions: Sequence[Question], limit: int | None) -> list[Question]:
-    """The first `limit` questions, half needing memory and half not when both kinds exist."""
-    if not limit or limit >= len(questions):
-        return list(questions)
-    memory = [q for q in questions if q.needs_memory]
-    general = [q for q in questions if not q.needs_memory]
-    if not memory or not general:
-        return list(questions[:limit])
-    # A set lists its memory questions first: a plain cut would keep only those.
-    first = min(limit // 2, len(memory))
-    rest = min(limit - first, len(general))
-    return memory[: limit - rest] + general[:rest]
 
 
 def parse_modes(text: str) -> list[str]:
@@ -360,58 +233,6 @@ def run_questions(
     return rows
 
 
-def _share(hits: int, n: int) -> float | None:
-    return round(hits / n, 4) if n else None
-
-
-def _p50(values: Sequence[float | None]) -> float | None:
-    present = [v for v in values if v is not None]
-    return round(percentile(present, 0.5), 1) if present else None
-
-
-def summarise(rows: Sequence[Row]) -> dict[str, dict[str, Any]]:
-    """The figures per mode, in the order the modes first appear."""
-    out: dict[str, dict[str, Any]] = {}
-    for mode in dict.fromkeys(r.mode for r in rows):
-        mine = [r for r in rows if r.mode == mode]
-        mem = [r for r in mine if r.needs_memory]
-        gen = [r for r in mine if not r.needs_memory]
-        figures: dict[str, Any] = {
-            "memory_accuracy": _share(sum(r.correct for r in mem), len(mem)),
-            "general_accuracy": _share(sum(r.correct for r in gen), len(gen)),
-            "leak_rate": _share(sum(bool(r.leaked) for r in gen), len(gen)),
-            "boilerplate_rate": _share(sum(bool(r.boilerplate) for r in mine), len(mine)),
-            "speaks_as_user_rate": _share(sum(r.speaks_as_user for r in mine), len(mine)),
-            "failed_open": sum(r.failed_open for r in mine),
-            "first_token_p50_general_ms": _p50([r.first_token_ms for r in gen]),
-            "first_token_p50_memory_ms": _p50([r.first_token_ms for r in mem]),
-            "memory_tokens": sum(r.memory_tokens for r in mine),
-            "memory_tokens_general": sum(r.memory_tokens for r in gen),
-            "retrieved_memory": _share(sum(r.retrieved for r in mem), len(mem)),
-            "retrieved_general": _share(sum(r.retrieved for r in gen), len(gen)),
-            "reply_errors": sum(r.reply_error is not None for r in mine),
-            "n_memory": len(mem),
-            "n_general": len(gen),
-        }
-        kinds: dict[str, list[Row]] = {}
-        for r in mine:
-            kinds.setdefault(r.kind, []).append(r)
-        figures["accuracy_by_kind"] = {
-            kind: {"n": len(rs), "accuracy": _share(sum(r.correct for r in rs), len(rs))}
-            for kind, rs in sorted(kinds.items())
-        }
-        scored = [r for r in mine if r.f1 is not None]
-        if scored:
-            figures["f1"] = round(sum(r.f1 or 0.0 for r in scored) / len(scored), 4)
-            figures["f1_by_category"] = {
-                kind: round(sum(r.f1 or 0.0 for r in rs) / len(rs), 4)
-                for kind, rs in sorted(kinds.items())
-                if all(r.f1 is not None for r in rs)
-            }
-        out[mode] = figures
-    return out
-
-
 def evaluate(
     memories: Sequence[tuple[str, str]],
     questions: Sequence[Question],
@@ -485,30 +306,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rows", type=Path, help="write one JSON line per question and mode")
 
 
-def _table(result: dict[str, Any]) -> str:
-    lines = [
-        f"model={result['model']} endpoint={result['endpoint']}",
-        f"{'mode':18} {'mem acc':>7} {'gen acc':>7} {'damaged':>7} {'boiler':>6} {'as user':>7} "
-        f"{'f-open':>6} {'1st tok gen':>11} {'1st tok mem':>11} {'mem tok':>7}",
-    ]
-    for mode, f in result["modes"].items():
-
-        def pct(v: float | None) -> str:
-            return "-" if v is None else f"{v:.2f}"
-
-        def ms(v: float | None) -> str:
-            return "-" if v is None else f"{v:,.0f} ms"
-
-        lines.append(
-            f"{mode:18} {pct(f['memory_accuracy']):>7} {pct(f['general_accuracy']):>7} "
-            f"{pct(f['leak_rate']):>7} {pct(f['boilerplate_rate']):>6} "
-            f"{pct(f['speaks_as_user_rate']):>7} {f['failed_open']:>6} "
-            f"{ms(f['first_token_p50_general_ms']):>11} {ms(f['first_token_p50_memory_ms']):>11} "
-            f"{f['memory_tokens']:>7}" + (f"  F1 {f['f1']:.3f}" if "f1" in f else "")
-        )
-    return "\n".join(lines)
-
-
 def run(args: argparse.Namespace) -> int:
     """Evaluate and print; 2 on bad input or no model."""
     try:
@@ -572,5 +369,5 @@ def run(args: argparse.Namespace) -> int:
         "k": args.k,
         "modes": summary,
     }
-    print(json.dumps(result) if args.json else _table(result))
+    print(json.dumps(result) if args.json else table(result))
     return 0

@@ -1,0 +1,173 @@
+"""The demo's sidebar panels: connection, switches and the memory browser (see app.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import streamlit as st
+
+from assistant import gate_modes
+from assistant.chat import TurnOptions
+from assistant.display import as_text, loading_label, memory_line
+from assistant.local_model import ModelState
+from assistant.text import end_sentence
+
+if TYPE_CHECKING:  # the factory imports Chroma (~2.5 s): load it after the first paint
+    from assistant.factory import Assistant
+
+MEMORY_PAGE = 50
+
+
+def render_connection(assistant: Assistant) -> None:
+    """Which models and endpoint are in use: a local model, a remote one, or OFFLINE."""
+    s = assistant.settings
+    status = assistant.model_status()
+    if assistant.offline:
+        st.warning(
+            "**OFFLINE** · local gate + offline responder  \n"
+            f"{as_text(end_sentence(assistant.offline_reason or 'no model configured'))}  \n"
+            "Set `ANTHROPIC_API_KEY` (or `ANTHROPIC_BASE_URL`), or unset "
+            "`MEMGATE_LOCAL_MODEL`, and restart for model replies.",
+            icon=":material/cloud_off:",
+        )
+        return
+    if status is None:
+        st.markdown(
+            f"**gate model** {as_text(s.gate_model)}  \n"
+            f"**chat model** {as_text(s.chat_model)}  \n"
+            f"**endpoint** {as_text(s.endpoint_host)}"
+        )
+        return
+    name = as_text(status.name or "GGUF model")
+    if status.ready:
+        st.success(
+            f"**LOCAL MODEL** · {name} · llama.cpp on 127.0.0.1 · works offline",
+            icon=":material/memory:",
+        )
+    else:
+        st.info(as_text(loading_label(status)), icon=":material/hourglass_top:")
+        if status.state is ModelState.ASSEMBLING:
+            st.progress(status.progress)
+    if status.restarts:
+        st.caption(f"restarted {status.restarts}× · {as_text(status.detail)}")
+    st.button(
+        "Restart local model",
+        icon=":material/restart_alt:",
+        on_click=assistant.restart_model,
+        help="Stops llama.cpp and starts it again (a few seconds).",
+        width="stretch",
+        disabled=not status.ready,
+    )
+
+
+def render_controls(assistant: Assistant, new_conversation: Callable[[], None]) -> TurnOptions:
+    """Gate mode, capture and compare switches; returns their values."""
+    modes = list(assistant.available_gate_modes)
+    default = assistant.default_gate_mode
+    mode = st.segmented_control(
+        "Gate mode",
+        modes,
+        default=default if default in modes else modes[0],
+        required=True,
+        key="gate_mode",
+        help=gate_modes.help_text(),
+    )
+    if assistant.offline:
+        st.caption("llm and cascade need a model.")
+    else:
+        # What llm and cascade scored with this very model, from its measurement file:
+        # never prose that goes stale when the model or the gate changes.
+        trust = assistant.llm_trust()
+        st.caption(as_text(trust.summary("llm")) + "  \n" + as_text(trust.summary("cascade")))
+    capture = st.toggle(
+        "Capture new facts",
+        value=assistant.settings.capture,
+        key="capture",
+        help="Save facts you state about yourself, after the reply is shown.",
+    )
+    compare = st.toggle(
+        "Compare with always-retrieve",
+        value=False,
+        key="compare",
+        help="Answer each message twice, side by side: gated and always-retrieve.",
+    )
+    st.button(
+        "New conversation",
+        icon=":material/add_comment:",
+        on_click=new_conversation,
+        help="Clears the chat; your memories stay.",
+        width="stretch",
+    )
+    return TurnOptions(gate_mode=str(mode or default), capture=capture, compare=compare)
+
+
+def add_memory(assistant: Assistant) -> None:
+    """Form callback: store the typed fact (the form clears itself), or keep why it was refused."""
+    from memory.records import MemoryStoreError, visible
+
+    text = str(st.session_state.get("memory_add", "")).strip()
+    st.session_state.pop("memory_add_problem", None)
+    if not visible(text):  # nothing typed, or only zero-width characters
+        return
+    try:
+        added = assistant.store.remember(text, source="typed")
+    except MemoryStoreError as exc:  # too long, a server that went away: said under the form
+        st.session_state["memory_add_problem"] = str(exc)
+        return
+    if added.flag:
+        st.session_state["memory_add_problem"] = (
+            f"Saved, but it {added.flag}. It is kept here and never sent to the model."
+        )
+
+
+def render_memories(assistant: Assistant) -> None:
+    """The memory browser: search, delete, add, reset to the demo persona."""
+    from memory.records import MemoryStoreError
+
+    store = assistant.store
+    try:
+        total = store.count()
+        st.subheader(f"Memories ({total:,})", divider="gray")
+        query = st.text_input("Search memories", key="memory_search", placeholder="Alex")
+        if query.strip():  # ranked by similarity, no cut-off: browsing should always show some
+            shown = store.search(query, k=MEMORY_PAGE, min_similarity=-1.0)
+        else:
+            shown = store.list(0, MEMORY_PAGE)
+    except MemoryStoreError as exc:  # e.g. the Chroma server went away: say what to do
+        st.error(as_text(str(exc)), icon=":material/error:")
+        return
+    # A scrolling box keeps the controls below it on screen with 60+ memories.
+    with st.container(height=360, key="memory-list"):
+        for memory in shown:
+            text_col, button_col = st.columns([7, 1], vertical_alignment="center")
+            text_col.markdown(memory_line(memory)[2:])
+            if memory.flag:
+                why = as_text(memory.flag)
+                text_col.caption(f":material/block: never sent to the model · {why}")
+            button_col.button(
+                "",
+                icon=":material/delete:",
+                key=f"del-{memory.id}",
+                help="Delete this memory",
+                on_click=store.delete,
+                args=(memory.id,),
+                type="tertiary",
+            )
+        if not shown:
+            st.caption("No memories.")
+        elif not query.strip() and total > MEMORY_PAGE:
+            st.caption(f"Newest {MEMORY_PAGE} shown; search to find the others.")
+    with st.form("add-memory", clear_on_submit=True, border=False):
+        st.text_input("Add a memory", key="memory_add", placeholder="I'm allergic to peanuts")
+        st.form_submit_button("Add", icon=":material/add:", on_click=add_memory, args=(assistant,))
+    if st.session_state.get("memory_add_problem"):
+        st.warning(as_text(st.session_state["memory_add_problem"]), icon=":material/warning:")
+    with st.popover("Reset to demo persona", icon=":material/restart_alt:"):
+        st.caption("Deletes every memory, including ones you added, and loads the demo persona.")
+        st.button(
+            "Replace all memories",
+            key="reset-demo",
+            type="primary",
+            on_click=assistant.reset_memories,
+        )
