@@ -66,6 +66,8 @@ class Settings:
     # Set when this process runs its own llama.cpp server: its native API (grammar,
     # token probabilities) is then used for the LLM gate. Never read from the environment.
     native_url: str | None = None
+    # The external evaluation data (benchmarks); None: ../shared/eval beside the checkout.
+    eval_dir: Path | None = None
 
     @property
     def gate_model_key(self) -> str:
@@ -151,4 +153,5 @@ class Settings:
             model_cache_dir=Path(cache)
             if (cache := env.get("MEMGATE_MODEL_CACHE", "").strip())
             else None,
+            eval_dir=Path(data) if (data := env.get("MEMGATE_EVAL_DIR", "").strip()) else None,
         )

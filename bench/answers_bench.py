@@ -9,7 +9,6 @@ persona's memories stored beside it) and LoCoMo conv-26 (token F1). Our unseen s
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -109,16 +108,15 @@ def run(
         return {"skipped": missing}
     if progress is None:
         progress = _every_tenth
+    # The app's no-key settings (the built-in model), whatever key this shell has; only
+    # the gate's timeout may be raised, as in the real-local-model section.
+    from assistant.config import Settings
     from assistant.eval.answer_data import DataError
     from assistant.eval.answers import evaluate, start_model
 
-    # The app's no-key settings (the built-in model), whatever key this shell has; only
-    # the gate's timeout may be raised, as in the real-local-model section.
-    timeout = os.environ.get("MEMGATE_GATE_TIMEOUT")
-    env = {} if timeout is None else {"MEMGATE_GATE_TIMEOUT": timeout}
     started = time.perf_counter()
     try:
-        model = start_model(env)
+        model = start_model(Settings(gate_timeout=Settings.from_env().gate_timeout))
     except DataError as exc:
         return {"skipped": str(exc)}
     results: dict[str, Any] = {

@@ -158,7 +158,9 @@ def _plot(matrices: dict[str, list[list[int]]], path: Path) -> None:
 
 def run(quick: bool = False, eval_dir: Path | None = None) -> dict[str, Any]:
     """Score every gate on every set; write the docs unless quick. Returns the figures."""
-    eval_dir = Path(eval_dir or os.environ.get("MEMGATE_EVAL_DIR") or DEFAULT_EVAL_DIR)
+    from assistant.config import Settings
+
+    eval_dir = Path(eval_dir or Settings.from_env().eval_dir or DEFAULT_EVAL_DIR)
     sets = _datasets(eval_dir, quick)
     figures: dict[str, Any] = {"quick": quick, "sets": {}, "load_before": _load()}
     for name, rows in sets.items():

@@ -16,7 +16,6 @@ Skipped, with a line saying why, when the model parts are not installed.
 
 from __future__ import annotations
 
-import os
 import random
 import statistics
 import sys
@@ -336,9 +335,7 @@ def run(
 
     # The app's no-key settings; only the gate's timeout may be raised (MEMGATE_GATE_TIMEOUT),
     # to judge the model's answers apart from a busy machine's delays.
-    timeout = os.environ.get("MEMGATE_GATE_TIMEOUT")
-    env = {} if timeout is None else {"MEMGATE_GATE_TIMEOUT": timeout}
-    settings, local = start_local_model(Settings.from_env(env))
+    settings, local = start_local_model(Settings(gate_timeout=Settings.from_env().gate_timeout))
     try:
         started = time.perf_counter()
         status = local.wait_ready()

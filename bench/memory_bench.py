@@ -24,11 +24,12 @@ from typing import Any
 
 import numpy as np
 
+from assistant.config import Settings
 from assistant.eval.stats import percentile
 
 ROOT = Path(__file__).resolve().parent.parent
 # The shared evaluation data sits next to the project checkout (see DESIGN.md).
-EVAL_DIR = Path(os.environ.get("MEMGATE_EVAL_DIR", ROOT.parent / "shared" / "eval"))
+EVAL_DIR = Settings.from_env().eval_dir or ROOT.parent / "shared" / "eval"
 
 NAMES = [
     "Alex",

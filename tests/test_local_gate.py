@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from assistant.config import Settings
 from assistant.fake_api import Reply
 from assistant.gate import LlmGate, Method
 from assistant.local_gate import (
@@ -134,7 +133,7 @@ def test_external_sets_are_never_trained_on():
     # Only where the external data is checked out beside the project (not in CI's clone).
     from training.train_gate import DATA_PATH
 
-    eval_dir = Path(os.environ.get("MEMGATE_EVAL_DIR") or DATA_PATH.parents[3] / "shared" / "eval")
+    eval_dir = Settings.from_env().eval_dir or DATA_PATH.parents[3] / "shared" / "eval"
     files = sorted(eval_dir.glob("gate_external*.jsonl"))
     if not files:
         pytest.skip(f"no external gate sets in {eval_dir}")

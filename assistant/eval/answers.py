@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from assistant.config import Settings
 from assistant.eval.answer_data import (
     DataError,
     Question,
@@ -98,12 +99,11 @@ class ModelUnderTest:
             self.local.stop()
 
 
-def start_model(env: dict[str, str] | None = None) -> ModelUnderTest:
+def start_model(settings: Settings | None = None) -> ModelUnderTest:
     """The configured model; with no key or base URL, the built-in local model, started."""
-    from assistant.config import Settings
     from assistant.llm import make_client
 
-    settings = Settings.from_env(env)
+    settings = settings or Settings.from_env()
     local = None
     if settings.wants_local_model:
         from assistant.factory import start_local_model
