@@ -2,7 +2,7 @@
 
 The real anthropic SDK talks to it over HTTP, so the tests cover the SDK's own request,
 retry, timeout and streaming code. Replies are scripted: queue `Reply` objects, or give a
-`responder` that builds one from the request. Every request is recorded.
+`script` that builds one from the request. Every request is recorded.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ class Recorded:
         return "\n".join(parts)
 
 
-Responder = Callable[[Recorded], Reply]
+ReplyScript = Callable[[Recorded], Reply]  # builds the reply to one request
 
 
 def _estimate_tokens(text: str) -> int:
@@ -81,9 +81,9 @@ def _estimate_tokens(text: str) -> int:
 class FakeAnthropicServer:
     """A threaded HTTP server speaking enough of the Messages API for the SDK."""
 
-    def __init__(self, responder: Responder | None = None) -> None:
+    def __init__(self, script: ReplyScript | None = None) -> None:
         self._queue: queue.Queue[Reply] = queue.Queue()
-        self.responder = responder or (lambda _req: Reply(text="ok"))
+        self.script = script or (lambda _req: Reply(text="ok"))
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
@@ -130,7 +130,7 @@ class FakeAnthropicServer:
         try:
             return self._queue.get_nowait()
         except queue.Empty:
-            return self.responder(request)
+            return self.script(request)
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         fake = self

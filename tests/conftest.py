@@ -78,9 +78,9 @@ def _fake_server() -> Iterator[FakeAnthropicServer]:
 def fake_api(_fake_server: FakeAnthropicServer) -> Iterator[FakeAnthropicServer]:
     """The fake Messages API, emptied of queued replies and recorded requests."""
     _fake_server.reset()
-    default = _fake_server.responder
+    default = _fake_server.script
     yield _fake_server
-    _fake_server.responder = default
+    _fake_server.script = default
     _fake_server.reset()
 
 

@@ -330,7 +330,7 @@ def test_compare_mode_captures_once(online_app: AppTest, fake_api: FakeAnthropic
             return _gate_json(False, reason="user shares news")
         return Reply(text="Nice bike!")
 
-    fake_api.responder = model
+    fake_api.script = model
     app = online_app
     app.toggle(key="compare").set_value(True).run()
     before = _store(app).count()

@@ -115,7 +115,7 @@ UNSURE = [
 def test_cascade_asks_the_llm_about_unsure_messages_only(tmp_path, capsys, fake_api, monkeypatch):
     from assistant.fake_api import Reply
 
-    fake_api.responder = lambda _req: Reply(
+    fake_api.script = lambda _req: Reply(
         text='{"retrieve": false, "query": "", "reason": "the fake LLM says no"}'
     )
     monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_api.url)

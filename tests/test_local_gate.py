@@ -317,7 +317,7 @@ def test_memory_query_drops_filler():
 
 
 def test_cascade_asks_the_llm_only_in_the_unsure_band(local, fake_api, sdk_client):
-    fake_api.responder = lambda _req: Reply(text=ALEX_JSON)
+    fake_api.script = lambda _req: Reply(text=ALEX_JSON)
     messages = ["what's 2+2", "when am I meeting Alex?", "who wrote Hamlet?", "and on Friday?"]
     probabilities = [local.probability(m) for m in messages]
     low, high = 0.02, 0.98
@@ -348,7 +348,7 @@ def test_cascade_counts_only_the_llm_call_as_model_time(local, fake_api, sdk_cli
     from assistant.pipeline import Pipeline
     from memory.store import MemoryStore
 
-    fake_api.responder = lambda _req: Reply(text=ALEX_JSON)
+    fake_api.script = lambda _req: Reply(text=ALEX_JSON)
     llm = LlmGate(sdk_client, "small", clock=Ticks(2.0, 2.5))  # the request: 500 ms
     cascade = CascadeGate(local, llm, low=0.0, high=1.01, clock=Ticks(0.0, 3.0))  # 3 s in all
     decision = cascade.decide("when am I meeting Alex?")
@@ -365,7 +365,7 @@ def test_cascade_counts_only_the_llm_call_as_model_time(local, fake_api, sdk_cli
 
 
 def test_cascade_band_never_or_always(local, fake_api, sdk_client):
-    fake_api.responder = lambda _req: Reply(text=ALEX_JSON)
+    fake_api.script = lambda _req: Reply(text=ALEX_JSON)
     never = CascadeGate(local, LlmGate(sdk_client, "m"), low=1.0, high=1.0)
     always = CascadeGate(local, LlmGate(sdk_client, "m"), low=0.0, high=1.01)
     never.decide("when am I meeting Alex?")
@@ -376,7 +376,7 @@ def test_cascade_band_never_or_always(local, fake_api, sdk_client):
 
 def test_cascade_does_not_ask_about_explicit_memory_references(local, fake_api, sdk_client):
     # The rule already retrieves: an LLM call could only add latency.
-    fake_api.responder = lambda _req: Reply(text=ALEX_JSON)
+    fake_api.script = lambda _req: Reply(text=ALEX_JSON)
     cascade = CascadeGate(local, LlmGate(sdk_client, "m"), low=0.0, high=1.01)
     decision = cascade.decide("What painters did you recommend to me?")
     assert decision.retrieve and decision.method is Method.LOCAL

@@ -60,7 +60,7 @@ def _shown(text: str) -> bool:
 
 @pytest.fixture
 def echoing_api(fake_api):
-    fake_api.responder = _echo_the_key
+    fake_api.script = _echo_the_key
     return fake_api
 
 
