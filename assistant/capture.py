@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from assistant.llm import describe_error, json_span, text_of
+from assistant.llm import MessagesApi, ModelCallError, json_span
 from assistant.text import Label
 from memory.injection import instruction_flag
 from memory.records import MemoryStoreError
@@ -217,38 +217,40 @@ class Capturer:
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self._store = store
-        self._client = client.with_options(max_retries=1) if client is not None else None
-        self._model = model
-        self._timeout = timeout
+        self._api = (
+            MessagesApi(
+                client, model, max_tokens=EXTRACT_MAX_TOKENS, timeout=timeout, max_retries=1
+            )
+            if client is not None and model
+            else None
+        )
         self._clock = clock
 
-    def _model_facts(self, message: str) -> list[str]:
-        response = self._client.messages.create(
-            model=self._model,
-            max_tokens=EXTRACT_MAX_TOKENS,
-            messages=[{"role": "user", "content": EXTRACT_PROMPT.format(message=message)}],
-            timeout=self._timeout,
-        )
-        return parse_facts(text_of(response))
+    def _model_facts(self, api: MessagesApi, message: str) -> list[str]:
+        prompt = EXTRACT_PROMPT.format(message=message)
+        return parse_facts(api.ask([{"role": "user", "content": prompt}]).text)
 
     def capture(self, message: str) -> CaptureResult:
         """Extract and save facts; a failing model falls back to the rules, losing nothing."""
         started = self._clock()
         error = None
         dropped: list[str] = []
-        if self._client is not None and self._model:
+        if self._api is not None:
             if not might_hold_a_fact(message):
                 return CaptureResult(
                     method=CaptureMethod.NONE, elapsed_ms=(self._clock() - started) * 1e3
                 )
             method = CaptureMethod.MODEL
             try:
-                proposed = self._model_facts(message[: MAX_FACT_CHARS * 4])
+                proposed = self._model_facts(self._api, message[: MAX_FACT_CHARS * 4])
                 facts = [f for f in proposed if grounded(f, message)]
                 dropped = [f for f in proposed if f not in facts]
-            except Exception as exc:  # noqa: BLE001 - a failed extraction must not lose the fact
-                # Our own parse errors say what was wrong; SDK errors get the short account.
-                what = str(exc) if isinstance(exc, ValueError) else describe_error(exc)
+            except (
+                ModelCallError,
+                ValueError,
+            ) as exc:  # a failed extraction must not lose the fact
+                # Our own parse errors say what was wrong; model errors get the short account.
+                what = exc.description if isinstance(exc, ModelCallError) else str(exc)
                 error = f"{what}; used the offline rules instead"
                 method, facts = CaptureMethod.RULES, rule_facts(message)
         else:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol
 
-from assistant.llm import ModelError, classify_error, json_span, text_of, usage_of
+from assistant.llm import MessagesApi, ModelCallError, ModelError, json_span
 
 GATE_MAX_TOKENS = 600  # reasoning models spend a thinking block before the JSON
 MAX_GATE_MESSAGE_CHARS = 4000  # ~1k tokens: enough to judge, bounded cost for huge pastes
@@ -265,10 +265,9 @@ class LlmGate:
         prompt: str = GATE_PROMPT,
     ) -> None:
         # No retries by default: on stage a slow gate is worse than failing open.
-        self._client = (
-            client if max_retries is None else client.with_options(max_retries=max_retries)
+        self._api = MessagesApi(
+            client, model, max_tokens=GATE_MAX_TOKENS, timeout=timeout, max_retries=max_retries
         )
-        self._model = model
         self._timeout = timeout
         self._clock = clock
         self._prompt = prompt  # a template with one {message} field; the seed's by default
@@ -292,28 +291,24 @@ class LlmGate:
             )
 
         try:
-            kwargs: dict[str, Any] = {}
-            if self._timeout is not None:
-                kwargs["timeout"] = self._timeout
-            response = self._client.messages.create(
-                model=self._model,
-                max_tokens=GATE_MAX_TOKENS,
-                messages=[{"role": "user", "content": self._prompt.format(message=prompt_message)}],
-                **kwargs,
-            )
-            tokens = usage_of(response)
-            if getattr(response, "stop_reason", None) == "max_tokens":
+            prompt = self._prompt.format(message=prompt_message)
+            reply = self._api.ask([{"role": "user", "content": prompt}])
+            tokens = (reply.input_tokens, reply.output_tokens)
+            if reply.cut_off:
                 return done(
                     True, fallback_query, "gate reply cut off — failing open", Method.FAILED_OPEN
                 )
-            retrieve, query, reason = parse_gate_reply(text_of(response), fallback_query)
+            retrieve, query, reason = parse_gate_reply(reply.text, fallback_query)
         except GateReplyError as exc:
             return done(True, fallback_query, str(exc), Method.FAILED_OPEN)
-        except Exception as exc:  # noqa: BLE001 - every failure must fail open, by design
-            if classify_error(exc) is ModelError.TIMEOUT:
+        except ModelCallError as err:  # every failure must fail open, by design
+            if err.kind is ModelError.TIMEOUT and self._timeout is not None:
                 reason = f"gate timed out after {self._timeout:g} s — failing open"
             else:
-                reason = f"gate error ({type(exc).__name__}) — failing open"
+                reason = f"gate error ({err.cause_name}) — failing open"
+            return done(True, fallback_query, reason, Method.FAILED_OPEN)
+        except Exception as exc:  # noqa: BLE001 - the seed's contract: anything fails open
+            reason = f"gate error ({type(exc).__name__}) — failing open"
             return done(True, fallback_query, reason, Method.FAILED_OPEN)
         return done(retrieve, query, reason, Method.MODEL)
 

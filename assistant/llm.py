@@ -1,8 +1,11 @@
-"""Model calls: building the Anthropic client lazily and reading its replies."""
+"""Model calls: the Anthropic client (built lazily), one way to call it, its replies and errors."""
 
 from __future__ import annotations
 
 import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assistant.text import Label
@@ -107,3 +110,130 @@ def describe_error(exc: BaseException) -> str:
         return f"{name} (HTTP {status}): {_STATUS_HINTS.get(status, 'the model request failed')}"
     hint = _KIND_HINTS.get(classify_error(exc))
     return f"{name}: {hint}" if hint else name
+
+
+@dataclass(frozen=True)
+class Completion:
+    """What one Messages API call returned: its text (text blocks only) and what it cost."""
+
+    text: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    stop_reason: str | None = None
+    first_token_ms: float | None = None  # streamed calls only
+    elapsed_ms: float = 0.0
+
+    @property
+    def cut_off(self) -> bool:
+        """True when the reply stopped at max_tokens, not where the model ended it."""
+        return self.stop_reason == "max_tokens"
+
+
+class ModelCallError(Exception):
+    """A model call that failed: its kind, a readable account, and any text that arrived."""
+
+    def __init__(
+        self, cause: BaseException, partial: str = "", first_token_ms: float | None = None
+    ) -> None:
+        super().__init__(describe_error(cause))
+        self.cause = cause
+        self.kind = classify_error(cause)
+        self.description = describe_error(cause)
+        self.partial = partial  # streamed text received before the failure
+        self.first_token_ms = first_token_ms
+
+    @property
+    def cause_name(self) -> str:
+        """The class name of what the SDK raised, e.g. APIConnectionError."""
+        return type(self.cause).__name__
+
+
+class MessagesApi:
+    """The one way gate, capture and reply call the Messages API: a request in, a Completion out.
+
+    Every failure, the SDK's or the connection's, comes out as a ModelCallError with its
+    kind (`classify_error`) and a readable account (`describe_error`).
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        model: str,
+        *,
+        max_tokens: int,
+        timeout: float | None = None,  # None: the client's own
+        max_retries: int | None = None,  # None: the client's own
+        temperature: float | None = None,  # None: the endpoint's default sampling
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        self._client = (
+            client if max_retries is None else client.with_options(max_retries=max_retries)
+        )
+        self._model = model
+        self._max_tokens = max_tokens
+        self._timeout = timeout
+        self._temperature = temperature
+        self._clock = clock
+
+    def _request(self, messages: list[dict[str, Any]], system: str | None) -> dict[str, Any]:
+        request: dict[str, Any] = {
+            "model": self._model,
+            "max_tokens": self._max_tokens,
+            "messages": messages,
+        }
+        if system is not None:
+            request["system"] = system
+        if self._timeout is not None:
+            request["timeout"] = self._timeout
+        if self._temperature is not None:
+            # anthropic 2.x has no `temperature` argument: it goes in the body as sent.
+            request["extra_body"] = {"temperature": self._temperature}
+        return request
+
+    def ask(self, messages: list[dict[str, Any]], *, system: str | None = None) -> Completion:
+        """One whole reply; raises ModelCallError."""
+        started = self._clock()
+        try:
+            response = self._client.messages.create(**self._request(messages, system))
+            text, tokens = text_of(response), usage_of(response)  # a malformed reply fails here
+        except Exception as exc:  # noqa: BLE001 - classified and raised as ModelCallError
+            raise ModelCallError(exc) from exc
+        return Completion(
+            text=text,
+            input_tokens=tokens[0],
+            output_tokens=tokens[1],
+            stop_reason=getattr(response, "stop_reason", None),
+            elapsed_ms=(self._clock() - started) * 1000.0,
+        )
+
+    def stream(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        system: str | None = None,
+        on_text: Callable[[str], None] | None = None,
+    ) -> Completion:
+        """A reply streamed piece by piece to `on_text`; raises ModelCallError (with `partial`)."""
+        started = self._clock()
+        pieces: list[str] = []
+        first_token_ms = None
+        try:
+            with self._client.messages.stream(**self._request(messages, system)) as stream:
+                for piece in stream.text_stream:
+                    if first_token_ms is None:
+                        first_token_ms = (self._clock() - started) * 1000.0
+                    pieces.append(piece)
+                    if on_text is not None:
+                        on_text(piece)
+                final = stream.get_final_message()
+            tokens = usage_of(final)
+        except Exception as exc:  # noqa: BLE001 - classified and raised as ModelCallError
+            raise ModelCallError(exc, "".join(pieces), first_token_ms) from exc
+        return Completion(
+            text="".join(pieces),
+            input_tokens=tokens[0],
+            output_tokens=tokens[1],
+            stop_reason=getattr(final, "stop_reason", None),
+            first_token_ms=first_token_ms,
+            elapsed_ms=(self._clock() - started) * 1000.0,
+        )

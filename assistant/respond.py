@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol
 
-from assistant.llm import describe_error
+from assistant.llm import MessagesApi, ModelCallError
 from assistant.text import Label
 from memory.records import Memory
 
@@ -173,7 +173,7 @@ def history_messages(
 
 
 class ModelResponder:
-    """Streams the reply from the chat model through the anthropic SDK."""
+    """Streams the reply from the chat model through the shared Messages API call."""
 
     source = ReplySource.MODEL
 
@@ -187,12 +187,11 @@ class ModelResponder:
         today: Callable[[], str] = lambda: time.strftime("%A %d %B %Y"),
         temperature: float | None = None,
     ) -> None:
-        self._client = client
-        self._model = model
-        self._max_tokens = max_tokens
-        # None: the endpoint's default sampling (the app). 0: greedy, so that an
+        # temperature None: the endpoint's default sampling (the app). 0: greedy, so that an
         # evaluation's two runs give the same reply.
-        self._temperature = temperature
+        self._api = MessagesApi(
+            client, model, max_tokens=max_tokens, temperature=temperature, clock=clock
+        )
         self._clock = clock
         self._today = today
 
@@ -206,44 +205,25 @@ class ModelResponder:
     ) -> ReplyResult:
         """Stream a reply; errors come back in the result, never as an exception."""
         started = self._clock()
+        messages = [
+            *history_messages(history),
+            {"role": "user", "content": user_content(message, [m.text for m in memories], lookup)},
+        ]
         result = ReplyResult(text="", source=self.source)
-        pieces: list[str] = []
-        # anthropic 2.x has no `temperature` argument: it goes in the body as sent.
-        sampling = (
-            {} if self._temperature is None else {"extra_body": {"temperature": self._temperature}}
-        )
         try:
-            with self._client.messages.stream(
-                model=self._model,
-                max_tokens=self._max_tokens,
-                system=system_prompt(self._today()),
-                **sampling,
-                messages=[
-                    *history_messages(history),
-                    {
-                        "role": "user",
-                        "content": user_content(message, [m.text for m in memories], lookup),
-                    },
-                ],
-            ) as stream:
-                for piece in stream.text_stream:
-                    if result.first_token_ms is None:
-                        result.first_token_ms = (self._clock() - started) * 1000.0
-                    pieces.append(piece)
-                    if on_text is not None:
-                        on_text(piece)
-                final = stream.get_final_message()
-            result.input_tokens = int(final.usage.input_tokens or 0)
-            result.output_tokens = int(final.usage.output_tokens or 0)
-            if final.stop_reason == "max_tokens":
+            done = self._api.stream(messages, system=system_prompt(self._today()), on_text=on_text)
+        except ModelCallError as err:  # shown to the user; the chat goes on
+            result.text, result.first_token_ms = err.partial, err.first_token_ms
+            cut = "the reply was cut off: " if err.partial else ""
+            result.error = cut + err.description
+        else:
+            result.text = done.text
+            result.first_token_ms = done.first_token_ms
+            result.input_tokens, result.output_tokens = done.input_tokens, done.output_tokens
+            if done.cut_off:
                 result.error = "the reply hit the length limit and was cut short"
-            elif not pieces:
+            elif not done.text:
                 # e.g. a reasoning model that spent its whole reply on a thinking block
                 result.error = "the model returned no text; try again or rephrase"
-        except Exception as exc:  # noqa: BLE001 - shown to the user; the chat goes on
-            result.error = describe_error(exc)
-            if pieces:
-                result.error = f"the reply was cut off: {result.error}"
-        result.text = "".join(pieces)
         result.elapsed_ms = (self._clock() - started) * 1000.0
         return result

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from assistant.capture import Capturer
+from assistant.chat import Chat, TurnOptions
 from assistant.fake_api import Reply
 from assistant.gate import LlmGate, Method, always_gate, never_gate
 from assistant.offline import SEARCH_FAILED, OfflineResponder
@@ -110,7 +111,9 @@ def test_order_gate_then_search_then_streamed_reply_then_capture(fake_api, sdk_c
 
 def test_a_pure_question_costs_no_capture_call(fake_api, sdk_client, store, log):
     fake_api.queue(Reply(text=RETRIEVE), Reply(text="Thursday."))
-    turn = model_pipeline(sdk_client, store, log).run("when am I meeting Alex?")
+    turn = (
+        Chat.fixed(model_pipeline(sdk_client, store, log)).answer("when am I meeting Alex?").gated
+    )
     assert kinds(fake_api) == ["gate", "chat(stream)"]
     assert turn.capture is not None and turn.capture.saved == ()
 
@@ -234,7 +237,8 @@ def test_capture_then_recall_in_a_later_turn_with_a_model(fake_api, sdk_client, 
         Reply(text="Noted, have fun!"),
         Reply(text='{"facts": ["I\'m going climbing with Priya on Saturday at 10am."]}'),
     )
-    first = pipeline.run("I'm going climbing with Priya on Saturday at 10am, so excited")
+    message = "I'm going climbing with Priya on Saturday at 10am, so excited"
+    first = Chat.fixed(pipeline).answer(message).gated
     assert first.capture is not None and first.capture.method == "model"
     assert first.capture.saved == ("I'm going climbing with Priya on Saturday at 10am.",)
     assert "saved: I'm going climbing" in first.capture.summary
@@ -269,7 +273,8 @@ def test_capture_falls_back_to_rules_when_the_model_fails(fake_api, sdk_client, 
 
 def test_capture_can_be_switched_off(fake_api, sdk_client, store, log):
     fake_api.queue(Reply(text=SKIP), Reply(text="ok"))
-    turn = model_pipeline(sdk_client, store, log).run("remember that I love jazz", capture=False)
+    chat = Chat.fixed(model_pipeline(sdk_client, store, log))
+    turn = chat.answer("remember that I love jazz", options=TurnOptions(capture=False)).gated
     assert turn.capture is None
     assert kinds(fake_api) == ["gate", "chat(stream)"]
     assert store.count() == 3
@@ -282,9 +287,11 @@ def test_offline_capture_and_recall(store):
         responder=OfflineResponder(),
         capturer=Capturer(store),
     )
-    first = pipeline.run("I'm meeting Jordan on Friday at 3pm at the library")
+    chat = Chat.fixed(pipeline)
+    exchange = chat.answer("I'm meeting Jordan on Friday at 3pm at the library")
+    first = exchange.gated
     assert first.capture.saved == ("I'm meeting Jordan on Friday at 3pm at the library",)
-    second = pipeline.run("when am I meeting Jordan?", [first])
+    second = chat.answer("when am I meeting Jordan?", [exchange]).gated
     assert "Jordan on Friday at 3pm" in second.reply
     assert second.reply_source == "offline"
 
