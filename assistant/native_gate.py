@@ -199,7 +199,7 @@ class NativeLlamaGate:
     def _read_yes_no(self, p: float | None, message: str) -> tuple[bool, str, str]:
         if p is None:
             raise GateReplyError("gate returned no probabilities — failing open")
-        from assistant.local_gate.cues import memory_query
+        from assistant.local_gate.text import memory_query
 
         if p >= self.threshold:
             return True, memory_query(message), f"model: needs memory, p={p:.2f}"

@@ -4,7 +4,10 @@ It makes the same narrow decision as the LLM gate (does this message need the us
 memory?) in a few milliseconds, with no network and no key. A plain reference to earlier
 chats ("what did you recommend me?") retrieves whatever the network says.
 
-- `cues`: what the gate reads (gate_text), the hand cues, the explicit-reference rule;
+- `text`: what the gate reads (gate_text) and the search query it writes (memory_query);
+- `rule`: the explicit-reference rule (a plain reference to earlier chats retrieves);
+- `cues`: the hand cues, each feature's name and function defined once;
+- `badge`: the reason in words, from the cues;
 - `weights`: the trained network and its .npz file (`assistant/data/local_gate.npz`,
   written by `python -m training.train_gate`);
 - `classifier`: `LocalGate`;
@@ -14,17 +17,10 @@ chats ("what did you recommend me?") retrieves whatever the network says.
 
 from assistant.local_gate.cascade import CascadeGate
 from assistant.local_gate.classifier import LocalGate, featurize, featurize_texts
-from assistant.local_gate.cues import (
-    FEATURE_NAMES,
-    FEATURE_VERSION,
-    explicit_memory_reference,
-    gate_text,
-    hand_features,
-    memory_query,
-    scan_capitals,
-    unwrap,
-)
+from assistant.local_gate.cues import FEATURE_NAMES, FEATURE_VERSION, hand_features, scan_capitals
 from assistant.local_gate.modes import shared_local_gate
+from assistant.local_gate.rule import explicit_memory_reference
+from assistant.local_gate.text import gate_text, memory_query, unwrap
 from assistant.local_gate.weights import WEIGHTS_PATH, GateWeights
 
 __all__ = [

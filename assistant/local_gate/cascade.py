@@ -16,7 +16,8 @@ from dataclasses import replace
 from assistant.gate import Gate, GateDecision, empty_decision
 from assistant.llm_trust import LlmTrust, logit
 from assistant.local_gate.classifier import LocalGate
-from assistant.local_gate.cues import explicit_memory_reference, gate_text
+from assistant.local_gate.rule import explicit_memory_reference
+from assistant.local_gate.text import gate_text
 
 
 class CascadeGate:

@@ -11,13 +11,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from assistant.gate import GateDecision, Method, bounded, empty_decision
-from assistant.local_gate.cues import (
-    explicit_memory_reference,
-    gate_text,
-    hand_features,
-    memory_query,
-    reason,
-)
+from assistant.local_gate.badge import reason
+from assistant.local_gate.cues import hand_features
+from assistant.local_gate.rule import explicit_memory_reference
+from assistant.local_gate.text import gate_text, memory_query
 from assistant.local_gate.weights import WEIGHTS_PATH, GateWeights
 
 if TYPE_CHECKING:  # memory.embeddings imports chromadb: only pay for it when the gate runs

@@ -1,21 +1,21 @@
-"""The cheap text cues the local gate reads beside the embedding, and the explicit rule.
+"""The cheap text cues the local gate reads beside the embedding, each defined once.
 
 Word lists are deliberately generic (not tuned to any evaluation set): they name the
 kinds of words that point at the user's own life, or at a self-contained question.
-Everything here reads `gate_text(message)`, the same text the classifier embeds.
+Everything here reads `gate_text(message)` (text.py), the same text the classifier embeds.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from assistant.gate import bounded
-
-FEATURE_VERSION = 4  # bump when hand_features changes: old weights then refuse to load
+from assistant.local_gate.rule import EARLIER_CHAT
+from assistant.local_gate.text import CODE
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
 _FIRST_SINGULAR = {"i", "me", "my", "mine", "myself", "i'm", "i've", "i'd", "i'll", "im"}
@@ -75,11 +75,6 @@ _DATE = re.compile(
     r"\d{1,2}:\d{2}\b|\d{1,2}/\d{1,2}(?:/\d{2,4})?\b|(?:19|20)\d{2}-\d{2}-\d{2}\b)",
     re.IGNORECASE,
 )
-_CODE = re.compile(
-    r"(\bdef |\breturn\b|\bimport |\bprint\(|;\s*$|[{}]|==|\bSELECT\b|\bFROM\b|=>|\(\)|"
-    r"\w+\(\w*\)|Error\b|```)",
-    re.MULTILINE,
-)
 _QUOTED = re.compile(r"[\"“][^\"”]{12,}[\"”]")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\"“(\n]\s*)([A-Z][\w'’]*)")
 _CAPITALISED = re.compile(r"[A-Za-z][\w'’.-]*")
@@ -115,44 +110,6 @@ _FIRST_NAMES = set(
 )
 _STOP_CAPS = {"I", "I'm", "I've", "I'd", "I'll", "OK", "Ok"}
 
-# The one pattern for a reference to earlier chats: what the user told the assistant, or
-# the assistant told the user. It is both a feature and, through explicit_memory_reference,
-# the rule; past tenses only, so "can you tell me a joke" is not a reference.
-_YOU = r"(?:you|u|ya)"  # people type "did u say" as often as "did you say"
-_ONCE = r"(?:once |already |previously |earlier |just )?"  # "I once told you", "you already said"
-_MADE = (
-    r"wrote|drafted|made|listed|laid out|put together|came up with|worked out|sketched"
-    r"|planned|calculated|suggested|recommended"
-)
-_EARLIER_CHAT = re.compile(
-    rf"\b(?:do|did|can|could) {_YOU} (?:still )?(?:remember|recall)\b"
-    r"|\bremind me (?:what|which|who|when|where|how|of|about|again)\b"
-    rf"|\b(?:i|we) {_ONCE}(?:told|mentioned|said|talked about|discussed|chatted about)\b"
-    rf"|\b(?:i|we) {_ONCE}(?:showed|gave|sent|asked) {_YOU}\b"
-    rf"|\b(?:i|we) {_ONCE}shared (?:[\w'\"“”:-]+ ){{0,8}}with {_YOU}\b"
-    r"|\b(?:did|have) i (?:ever )?(?:tell|told|mention|say|share)\b"
-    rf"|\b{_YOU}(?:'ve| have)? {_ONCE}(?:recommended|suggested|told me|mentioned|said|gave me|"
-    r"showed me|taught me|advised|proposed)\b"
-    rf"|\b{_YOU}(?:'ve| have) (?:ever )?{_ONCE}(?:given|told|shown|taught|sent) me\b"
-    rf"|\bhave {_YOU} (?:ever )?{_ONCE}(?:given|told|shown|taught|sent) me\b"
-    rf"|\bdid {_YOU} (?:recommend|suggest|tell me|mention|say|give me|show me|advise)\b"
-    # Something the assistant made for the user earlier: "you wrote me", "the pros and
-    # cons you laid out", "those names you came up with".
-    rf"|\b{_YOU}(?:'ve| have)? {_ONCE}(?:{_MADE}) (?:for )?me\b"
-    rf"|\b{_YOU}(?:'ve| have)? {_ONCE}walked me through\b"
-    rf"|\b(?:the|that|those|this) (?:[\w'-]+ ){{1,4}}{_YOU} {_ONCE}(?:{_MADE}|gave me)\b"
-    r"|\b(?:recommended|suggested) (?:to )?me\b"
-    rf"|\blast time (?:we|i|{_YOU})\b",
-    re.IGNORECASE,
-)
-# The user's own tastes, habits and past: "do I like", "where did I go", "what was the
-# cafe I liked". Part of the rule; `_MY_TASTE` below is the broader feature.
-_OWN_PAST = re.compile(
-    r"\bdo i (?:like|love|enjoy|prefer|usually|normally|always)\b"
-    r"|\b(?:what|which|where|when|who|how) did i\b"
-    r"|\bwhat (?:was|were) (?:the|that|those) (?:[\w']+ ){1,5}(?:that )?i\b",
-    re.IGNORECASE,
-)
 # "what do I like", "my favourite", "which ... I enjoy": the user's tastes and habits.
 _MY_TASTE = re.compile(
     r"\b(?:do|did|would|should|have|am|was) i (?:\w+ )?(?:like|love|enjoy|prefer|want|usually|"
@@ -160,84 +117,7 @@ _MY_TASTE = re.compile(
     r" (?:mentioned|said|told)\b|\bi(?:'d| would) (?:like|enjoy|love)\b|\bmy (?:own )?taste",
     re.IGNORECASE,
 )
-# "What's my ..." asks for a stored fact, unless the message carries its own context:
-# the numbers ("I'm 170 cm and 68 kg, what's my BMI?") or a description of the user's
-# situation before the question ("I'm allergic to cats, what are my options?").
-_ASKS_MY = re.compile(r"\bwhat(?:'s|’s|s| is| was| are| were) my\b", re.IGNORECASE)
-_SETS_CONTEXT = re.compile(
-    r"\bi(?:'m|’m| am| have| had| live| work| want| need|'ve| got)\b", re.IGNORECASE
-)
 _ABOUT_ME = re.compile(r"\b(am i|do i|did i|have i|was i|was my|is my|are my|my \w+'?s?\b.*\?)")
-
-_WRAPPING_QUOTES = re.compile(r'^\s*["“\'](.*)["”\']\s*$', re.DOTALL)
-
-
-def unwrap(message: str) -> str:
-    """The message without quotes wrapped around all of it (a pasted question)."""
-    match = _WRAPPING_QUOTES.match(message)
-    return match.group(1).strip() if match else message.strip()
-
-
-def gate_text(message: str) -> str:
-    """What the local gate reads: the bounded message, without wrapping quotes."""
-    return unwrap(bounded(message)[0])
-
-
-def carries_material(text: str) -> bool:
-    """True when the message brings its own material: pasted lines or code."""
-    return "\n" in text.strip() or len(_CODE.findall(text)) >= 2
-
-
-def explicit_memory_reference(text: str) -> bool:
-    """True when `text` (a gate_text) plainly asks about earlier chats or the user's facts.
-
-    An explicit reference always retrieves, whatever the classifier says: it is the
-    clearest memory signal there is, and a false alarm costs one ~10 ms search. Not when
-    the message carries its own material: "what did I do wrong here: <code>" is answered
-    from the message. A quoted title ('the "Night Circus" book you suggested') is a
-    reference, not material.
-    """
-    if carries_material(text):
-        return False
-    if _EARLIER_CHAT.search(text) or _OWN_PAST.search(text):
-        return True
-    asks = _ASKS_MY.search(text)
-    if asks is None or re.search(r"\d", text):
-        return False
-    return not _SETS_CONTEXT.search(text[: asks.start()])
-
-
-FEATURE_NAMES = (
-    "first_singular",
-    "first_plural",
-    "second_person",
-    "possessive_my_our",
-    "time_words",
-    "relation_words",
-    "event_words",
-    "earlier_chat",
-    "recommend_cue",
-    "bare_first_name",
-    "full_name",
-    "name_possessive",
-    "proper_nouns_mid",
-    "question_about_me",
-    "greeting_only",
-    "task_verb_start",
-    "wh_start",
-    "math_cue",
-    "numbers",
-    "code_cue",
-    "pasted_text",
-    "log_chars",
-    "short",
-    "question_mark",
-    "date_or_time",
-    "all_lowercase",
-    "lone_capitalised",
-    "capitalised_run",
-    "my_taste",
-)
 
 
 @dataclass(frozen=True)
@@ -287,108 +167,90 @@ def scan_capitals(text: str) -> Capitals:
     return Capitals(bare, full, possessive, mid, lone, runs)
 
 
+FEATURE_VERSION = 4  # bump when a feature's value changes: old weights then refuse to load
+
+
 def _tokens(text: str) -> list[str]:
     return [w.replace("’", "'").lower() for w in _WORD.findall(text)]
 
 
-def hand_features(text: str) -> np.ndarray:
-    """The cheap cues of one gate_text, in FEATURE_NAMES order (small counts and flags)."""
+@dataclass(frozen=True)
+class Reading:
+    """One gate_text read once: its words and capitals, shared by every feature."""
+
+    text: str
+    toks: list[str]
+    caps: Capitals
+
+    def count(self, vocab: set[str]) -> int:
+        """How many of the words are in `vocab`."""
+        return sum(t in vocab for t in self.toks)
+
+
+def read(text: str) -> Reading:
+    """The reading of one gate_text."""
     text = text.strip()
-    toks = _tokens(text)
+    return Reading(text, _tokens(text), scan_capitals(text))
 
-    def count(vocab: set[str]) -> int:
-        return sum(t in vocab for t in toks)
 
-    caps = scan_capitals(text)
-    greeting_only = bool(toks) and len(toks) <= 6 and all(t in _GREETING | _SECOND for t in toks)
-    numbers = len(_NUMBER.findall(_DATE.sub(" ", text)))
-    pasted = bool(_QUOTED.search(text)) or (":" in text and len(text) > 80) or "\n" in text
-    return np.array(
-        [
-            min(count(_FIRST_SINGULAR), 3),
-            min(count(_FIRST_PLURAL), 3),
-            min(count(_SECOND), 3),
-            min(count(_POSSESSIVE), 3),
-            min(count(_TIME), 3),
-            min(count(_RELATION), 3),
-            min(count(_EVENT), 3),
-            float(bool(_EARLIER_CHAT.search(text))),
-            float(bool(_RECOMMEND.search(text))),
-            min(caps.bare_names, 3),
-            min(caps.full_names, 3),
-            min(caps.name_possessives, 3),
-            min(caps.mid_sentence, 5),
-            float(bool(_ABOUT_ME.search(text.lower()))),
-            float(greeting_only),
-            float(bool(toks) and toks[0] in _TASK_VERBS),
-            float(bool(toks) and toks[0] in _WH),
-            float(bool(_MATH.search(text))),
-            min(numbers, 8) / 2.0,
-            min(len(_CODE.findall(text)), 4),
-            float(pasted),
-            math.log1p(len(text)),
-            float(max(len(toks), 1) <= 4),
-            float(text.endswith("?")),
-            min(len(_DATE.findall(text)), 2),
-            float(text == text.lower() and not text.endswith("?")),
-            min(caps.lone, 3),
-            min(caps.runs, 3),
-            float(bool(_MY_TASTE.search(text))),
-        ],
-        dtype=np.float32,
+def _greeting_only(r: Reading) -> float:
+    return float(
+        bool(r.toks) and len(r.toks) <= 6 and all(t in _GREETING | _SECOND for t in r.toks)
     )
 
 
-def reason(cues: np.ndarray, retrieve: bool, p: float, explicit: bool, by_rule: bool) -> str:
-    """A short, honest label from the same cues the classifier read, and the probability.
-
-    `explicit` says the explicit-reference rule matched; `by_rule` that the rule made a
-    retrieve against the classifier, so the badge does not pretend the probability did.
-    """
-    f = dict(zip(FEATURE_NAMES, cues, strict=True))
-    if by_rule:
-        return f"about past chats or your facts (rule), p={p:.2f}"
-    if retrieve:
-        if explicit:
-            cue = "about past chats or your facts"
-        elif f["earlier_chat"]:
-            cue = "refers to past chats"
-        elif f["bare_first_name"] or f["name_possessive"]:
-            cue = "about someone you know"
-        elif f["relation_words"] and (f["possessive_my_our"] or f["first_singular"]):
-            cue = "about your people"
-        elif f["recommend_cue"]:
-            cue = "needs your preferences"
-        elif f["time_words"] or f["event_words"]:
-            cue = "your plans or events"
-        elif f["first_singular"] or f["first_plural"]:
-            cue = "personal reference"
-        else:
-            cue = "may need memory"
-    elif f["greeting_only"]:
-        cue = "small talk"
-    elif f["code_cue"] >= 2 or f["pasted_text"]:
-        cue = "self-contained task"
-    elif f["math_cue"] or f["numbers"] >= 1.5:
-        cue = "math, no memory needed"
-    elif f["task_verb_start"]:
-        cue = "self-contained task"
-    else:
-        cue = "general question"
-    return f"{cue}, p={p:.2f}"
+def _pasted(r: Reading) -> float:
+    text = r.text
+    return float(bool(_QUOTED.search(text)) or (":" in text and len(text) > 80) or "\n" in text)
 
 
-_FILLER = re.compile(
-    r"^\s*(?:(?:hey|hi|hello|ok|okay|so|um|uh|oh|well|quick question)\b[,!.\s]*)*"
-    r"(?:(?:can|could|would) you (?:please )?(?:remind me|tell me|check|look up)?\s*|"
-    r"(?:please )?remind me\s*|do you (?:remember|recall)\s*|tell me\s*)?",
-    re.IGNORECASE,
+@dataclass(frozen=True)
+class Feature:
+    """One cue the classifier reads: its name and how it is computed, side by side."""
+
+    name: str
+    value: Callable[[Reading], float]
+
+
+# The order is the trained weights' column order: add new features at the end, and bump
+# FEATURE_VERSION whenever a value changes.
+FEATURES: tuple[Feature, ...] = (
+    Feature("first_singular", lambda r: min(r.count(_FIRST_SINGULAR), 3)),
+    Feature("first_plural", lambda r: min(r.count(_FIRST_PLURAL), 3)),
+    Feature("second_person", lambda r: min(r.count(_SECOND), 3)),
+    Feature("possessive_my_our", lambda r: min(r.count(_POSSESSIVE), 3)),
+    Feature("time_words", lambda r: min(r.count(_TIME), 3)),
+    Feature("relation_words", lambda r: min(r.count(_RELATION), 3)),
+    Feature("event_words", lambda r: min(r.count(_EVENT), 3)),
+    Feature("earlier_chat", lambda r: float(bool(EARLIER_CHAT.search(r.text)))),
+    Feature("recommend_cue", lambda r: float(bool(_RECOMMEND.search(r.text)))),
+    Feature("bare_first_name", lambda r: min(r.caps.bare_names, 3)),
+    Feature("full_name", lambda r: min(r.caps.full_names, 3)),
+    Feature("name_possessive", lambda r: min(r.caps.name_possessives, 3)),
+    Feature("proper_nouns_mid", lambda r: min(r.caps.mid_sentence, 5)),
+    Feature("question_about_me", lambda r: float(bool(_ABOUT_ME.search(r.text.lower())))),
+    Feature("greeting_only", _greeting_only),
+    Feature("task_verb_start", lambda r: float(bool(r.toks) and r.toks[0] in _TASK_VERBS)),
+    Feature("wh_start", lambda r: float(bool(r.toks) and r.toks[0] in _WH)),
+    Feature("math_cue", lambda r: float(bool(_MATH.search(r.text)))),
+    Feature("numbers", lambda r: min(len(_NUMBER.findall(_DATE.sub(" ", r.text))), 8) / 2.0),
+    Feature("code_cue", lambda r: min(len(CODE.findall(r.text)), 4)),
+    Feature("pasted_text", _pasted),
+    Feature("log_chars", lambda r: math.log1p(len(r.text))),
+    Feature("short", lambda r: float(max(len(r.toks), 1) <= 4)),
+    Feature("question_mark", lambda r: float(r.text.endswith("?"))),
+    Feature("date_or_time", lambda r: min(len(_DATE.findall(r.text)), 2)),
+    Feature(
+        "all_lowercase", lambda r: float(r.text == r.text.lower() and not r.text.endswith("?"))
+    ),
+    Feature("lone_capitalised", lambda r: min(r.caps.lone, 3)),
+    Feature("capitalised_run", lambda r: min(r.caps.runs, 3)),
+    Feature("my_taste", lambda r: float(bool(_MY_TASTE.search(r.text)))),
 )
-_TRAILING_FILLER = re.compile(r"(?:,?\s*(?:again|please|by the way|btw))+\s*([?.!]*)\s*$", re.I)
+FEATURE_NAMES = tuple(f.name for f in FEATURES)
 
 
-def memory_query(message: str) -> str:
-    """The message with leading/trailing filler removed, for the memory search."""
-    query = _FILLER.sub("", message.strip(), count=1)
-    query = _TRAILING_FILLER.sub(r"\1", query).strip(" ,")
-    return query if len(query) >= 3 else message.strip()
+def hand_features(text: str) -> np.ndarray:
+    """The cheap cues of one gate_text, in FEATURES order (small counts and flags)."""
+    reading = read(text)
+    return np.array([f.value(reading) for f in FEATURES], dtype=np.float32)
