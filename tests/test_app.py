@@ -48,6 +48,30 @@ def app(memory_dir: Path) -> Iterator[AppTest]:
     st.cache_resource.clear()
 
 
+@pytest.fixture(scope="module")
+def _shared_memory_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One memory folder for the tests that never change memories (see `shared_app`)."""
+    path = tmp_path_factory.mktemp("shared") / "memories"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MEMGATE_MEMORY_DIR", str(path))
+        for name in ("MEMGATE_GATE_MODE", "MEMGATE_CAPTURE", "MEMGATE_USER"):
+            patch.delenv(name, raising=False)
+        st.cache_resource.clear()
+        yield path
+    st.cache_resource.clear()
+
+
+@pytest.fixture
+def shared_app(_shared_memory_dir: Path) -> AppTest:
+    """The offline app on the demo persona, its Assistant shared by the tests that use this.
+
+    Building an Assistant (store, seeding, gate warm-up) is most of an AppTest's start. A
+    test here sends only messages that save nothing, so sharing it is safe: each AppTest
+    is a new session, with its own conversation, switches and inbox.
+    """
+    return _start()
+
+
 def send(at: AppTest, message: str) -> AppTest:
     """Type a message into the chat input and run the app."""
     at.chat_input[0].set_value(message).run()
@@ -113,14 +137,16 @@ def everything_rendered(at: AppTest) -> str:
 # ---- the badge beside every reply ----------------------------------------------------
 
 
-def test_offline_local_gate_skips_math_and_retrieves_a_personal_question(app: AppTest) -> None:
-    send(app, "What's 2+2?")
-    send(app, "When am I meeting Alex?")
-    skip, retrieve = turns(app)
+def test_offline_local_gate_skips_math_and_retrieves_a_personal_question(
+    shared_app: AppTest,
+) -> None:
+    send(shared_app, "What's 2+2?")
+    send(shared_app, "When am I meeting Alex?")
+    skip, retrieve = turns(shared_app)
     assert skip.decision.label == "skipped" and skip.decision.gate == "local"
     assert retrieve.decision.label == "retrieved"
     assert any("Alex" in m.text for m in retrieve.memories)
-    bubbles = assistant_messages(app)
+    bubbles = assistant_messages(shared_app)
     assert len(bubbles) == 2
     assert_badge(bubbles[0], skip)
     assert_badge(bubbles[1], retrieve)
@@ -137,37 +163,37 @@ def test_offline_local_gate_skips_math_and_retrieves_a_personal_question(app: Ap
 
 
 @pytest.mark.parametrize(("mode", "label"), [("never", "skipped"), ("always", "retrieved")])
-def test_gate_mode_selector_switches_the_gate(app: AppTest, mode: str, label: str) -> None:
-    app.segmented_control(key="gate_mode").set_value(mode).run()
-    send(app, "When am I meeting Alex?")
-    (turn,) = turns(app)
+def test_gate_mode_selector_switches_the_gate(shared_app: AppTest, mode: str, label: str) -> None:
+    shared_app.segmented_control(key="gate_mode").set_value(mode).run()
+    send(shared_app, "When am I meeting Alex?")
+    (turn,) = turns(shared_app)
     assert turn.decision.gate == mode and turn.decision.label == label
-    assert_badge(assistant_messages(app)[0], turn)
+    assert_badge(assistant_messages(shared_app)[0], turn)
 
 
-def test_history_keeps_every_badge_after_reruns(app: AppTest) -> None:
-    send(app, "What's 2+2?")
-    send(app, "When is my dentist appointment?")
-    app.run()  # a plain rerun redraws the history from the Turn records alone
-    for bubble, turn in zip(assistant_messages(app), turns(app), strict=True):
+def test_history_keeps_every_badge_after_reruns(shared_app: AppTest) -> None:
+    send(shared_app, "What's 2+2?")
+    send(shared_app, "When is my dentist appointment?")
+    shared_app.run()  # a plain rerun redraws the history from the Turn records alone
+    for bubble, turn in zip(assistant_messages(shared_app), turns(shared_app), strict=True):
         assert_badge(bubble, turn)
 
 
-def test_sidebar_is_offline_and_offers_only_modes_that_can_run(app: AppTest) -> None:
-    sidebar = "\n".join(w.value for w in app.sidebar.warning)
+def test_sidebar_is_offline_and_offers_only_modes_that_can_run(shared_app: AppTest) -> None:
+    sidebar = "\n".join(w.value for w in shared_app.sidebar.warning)
     assert "OFFLINE" in sidebar and "local gate + offline responder" in sidebar
-    modes = app.segmented_control(key="gate_mode").options
+    modes = shared_app.segmented_control(key="gate_mode").options
     assert set(modes) == {"local", "always", "never", "length"}
-    assert app.segmented_control(key="gate_mode").value == "local"
+    assert shared_app.segmented_control(key="gate_mode").value == "local"
 
 
-def test_offline_says_the_local_model_is_switched_off(app: AppTest) -> None:
+def test_offline_says_the_local_model_is_switched_off(shared_app: AppTest) -> None:
     # conftest sets MEMGATE_LOCAL_MODEL=off: the one state where the offline responder runs
     # by choice. The sidebar and every offline reply say so.
-    sidebar = "\n".join(w.value for w in app.sidebar.warning)
+    sidebar = "\n".join(w.value for w in shared_app.sidebar.warning)
     assert "switched off" in sidebar and "MEMGATE\\_LOCAL\\_MODEL" in sidebar
-    send(app, "What's 2+2?")
-    captions = "\n".join(c.value for c in assistant_messages(app)[0].caption)
+    send(shared_app, "What's 2+2?")
+    captions = "\n".join(c.value for c in assistant_messages(shared_app)[0].caption)
     assert "offline responder" in captions and "switched off" in captions
 
 
@@ -197,10 +223,10 @@ def test_a_local_model_that_cannot_start_falls_back_to_offline_and_says_why(
         st.cache_resource.clear()
 
 
-def test_session_stats_count_turns_and_skips(app: AppTest) -> None:
-    send(app, "What's 2+2?")
-    send(app, "When am I meeting Alex?")
-    stats = "\n".join(m.value for m in app.sidebar.markdown)
+def test_session_stats_count_turns_and_skips(shared_app: AppTest) -> None:
+    send(shared_app, "What's 2+2?")
+    send(shared_app, "When am I meeting Alex?")
+    stats = "\n".join(m.value for m in shared_app.sidebar.markdown)
     assert "**2** turns · **1** search skipped" in stats
     assert "memory tokens not injected" in stats
 
@@ -213,13 +239,13 @@ RETRIEVE_EXAMPLES = (
 SKIP_EXAMPLES = ("What's 2+2?", "Tell me a joke", "What's the capital of France?")
 
 
-def test_example_prompts_do_what_presenters_expect(app: AppTest) -> None:
-    labels = [b.label for b in app.main.button]
+def test_example_prompts_do_what_presenters_expect(shared_app: AppTest) -> None:
+    labels = [b.label for b in shared_app.main.button]
     assert set(RETRIEVE_EXAMPLES + SKIP_EXAMPLES) <= set(labels)
     for example in RETRIEVE_EXAMPLES + SKIP_EXAMPLES:
-        next(b for b in app.main.button if b.label == example).click().run()
-        assert not app.exception
-    by_message = {t.message: t for t in turns(app)}
+        next(b for b in shared_app.main.button if b.label == example).click().run()
+        assert not shared_app.exception
+    by_message = {t.message: t for t in turns(shared_app)}
     for example in RETRIEVE_EXAMPLES:  # retrieves, and finds something to show
         assert by_message[example].decision.label == "retrieved", example
         assert by_message[example].memories, example
@@ -238,11 +264,11 @@ def test_a_bad_setting_is_reported_not_a_traceback(
     st.cache_resource.clear()
 
 
-def test_example_prompt_is_one_click(app: AppTest) -> None:
-    next(b for b in app.button if b.label == "What's 2+2?").click().run()
-    assert not app.exception
-    assert [t.message for t in turns(app)] == ["What's 2+2?"]
-    assert_badge(assistant_messages(app)[0], turns(app)[0])
+def test_example_prompt_is_one_click(shared_app: AppTest) -> None:
+    next(b for b in shared_app.button if b.label == "What's 2+2?").click().run()
+    assert not shared_app.exception
+    assert [t.message for t in turns(shared_app)] == ["What's 2+2?"]
+    assert_badge(assistant_messages(shared_app)[0], turns(shared_app)[0])
 
 
 def test_new_conversation_clears_the_chat_but_not_the_memories(app: AppTest) -> None:
@@ -276,20 +302,20 @@ def test_capture_switch_off_saves_nothing(app: AppTest) -> None:
 # ---- compare mode --------------------------------------------------------------------
 
 
-def test_compare_mode_renders_two_answers_side_by_side(app: AppTest) -> None:
-    app.toggle(key="compare").set_value(True).run()
-    send(app, "What's 2+2?")
-    gated, always = turns(app)
+def test_compare_mode_renders_two_answers_side_by_side(shared_app: AppTest) -> None:
+    shared_app.toggle(key="compare").set_value(True).run()
+    send(shared_app, "What's 2+2?")
+    gated, always = turns(shared_app)
     assert (gated.variant, always.variant) == ("gated", "always")
     assert gated.decision.label == "skipped" and always.decision.label == "retrieved"
-    (bubble,) = assistant_messages(app)
+    (bubble,) = assistant_messages(shared_app)
     left, right = bubble.columns[:2]
     assert "gated" in left.markdown[0].value and "always retrieve" in right.markdown[0].value
     assert_badge(left, gated)
     assert_badge(right, always)
     assert "| gate | search" in "\n".join(m.value for m in left.expander[0].markdown)
     assert "| gate | search" in "\n".join(m.value for m in right.expander[0].markdown)
-    stats = "\n".join(m.value for m in app.sidebar.markdown)
+    stats = "\n".join(m.value for m in shared_app.sidebar.markdown)
     assert "**1** turn ·" in stats  # the twin is not a second turn
     # The twins' line compares first tokens, says what each sent and which ran first.
     line = bubble.caption[-1].value.replace("\\", "")  # markdown escapes off
@@ -297,24 +323,24 @@ def test_compare_mode_renders_two_answers_side_by_side(app: AppTest) -> None:
     assert f"always-retrieve ~{always.usage.memory_tokens}" in line
 
 
-def test_compare_mode_says_what_went_in_that_the_gate_skipped(app: AppTest) -> None:
-    app.segmented_control(key="gate_mode").set_value("never").run()
-    app.toggle(key="compare").set_value(True).run()
-    send(app, "When am I meeting Alex?")
-    gated, always = turns(app)
+def test_compare_mode_says_what_went_in_that_the_gate_skipped(shared_app: AppTest) -> None:
+    shared_app.segmented_control(key="gate_mode").set_value("never").run()
+    shared_app.toggle(key="compare").set_value(True).run()
+    send(shared_app, "When am I meeting Alex?")
+    gated, always = turns(shared_app)
     assert not gated.decision.retrieve and always.memories
-    right = assistant_messages(app)[0].columns[1]
+    right = assistant_messages(shared_app)[0].columns[1]
     assert any("went in here that the gate skipped" in c.value for c in right.caption)
 
 
-def test_compare_mode_alternates_which_twin_runs_first(app: AppTest) -> None:
-    app.toggle(key="compare").set_value(True).run()
-    send(app, "What's 2+2?")
-    send(app, "Tell me a joke")
-    first_gated, first_always, second_gated, second_always = turns(app)
+def test_compare_mode_alternates_which_twin_runs_first(shared_app: AppTest) -> None:
+    shared_app.toggle(key="compare").set_value(True).run()
+    send(shared_app, "What's 2+2?")
+    send(shared_app, "Tell me a joke")
+    first_gated, first_always, second_gated, second_always = turns(shared_app)
     assert first_gated.id < first_always.id  # gated ran first in the first exchange
     assert second_always.id < second_gated.id  # and second in the next
-    line = assistant_messages(app)[1].caption[-1].value.replace("\\", "")
+    line = assistant_messages(shared_app)[1].caption[-1].value.replace("\\", "")
     assert "always-retrieve ran first" in line
 
 
@@ -393,33 +419,33 @@ def test_reset_to_demo_persona(app: AppTest) -> None:
 # ---- bad input -----------------------------------------------------------------------
 
 
-def test_empty_messages_are_ignored(app: AppTest) -> None:
-    send(app, "   \n  ")
-    assert turns(app) == [] and not app.chat_message
+def test_empty_messages_are_ignored(shared_app: AppTest) -> None:
+    send(shared_app, "   \n  ")
+    assert turns(shared_app) == [] and not shared_app.chat_message
 
 
-def test_a_message_of_only_zero_width_characters_is_ignored(app: AppTest) -> None:
-    send(app, "\u200b\u200b\ufeff")
-    assert turns(app) == [] and not app.chat_message
+def test_a_message_of_only_zero_width_characters_is_ignored(shared_app: AppTest) -> None:
+    send(shared_app, "\u200b\u200b\ufeff")
+    assert turns(shared_app) == [] and not shared_app.chat_message
 
 
-def test_a_very_long_message_gets_a_notice(app: AppTest) -> None:
-    send(app, "Tell me about this. " * 1500)  # 30,000 characters
-    (turn,) = turns(app)
+def test_a_very_long_message_gets_a_notice(shared_app: AppTest) -> None:
+    send(shared_app, "Tell me about this. " * 1500)  # 30,000 characters
+    (turn,) = turns(shared_app)
     assert turn.notice
-    (bubble,) = assistant_messages(app)
+    (bubble,) = assistant_messages(shared_app)
     assert any("characters" in w.value for w in bubble.warning)
-    user = next(m for m in app.chat_message if m.name == "user")
+    user = next(m for m in shared_app.chat_message if m.name == "user")
     assert any("more characters not shown" in c.value for c in user.caption)
 
 
-def test_markdown_and_html_in_a_message_render_as_text(app: AppTest) -> None:
+def test_markdown_and_html_in_a_message_render_as_text(shared_app: AppTest) -> None:
     nasty = (
         "**bold** _it_ <b>tag</b> <img src=x onerror=alert(1)> [link](http://evil.example) "
         "![pixel](http://evil.example/p.png) # not a heading :red[red] $x^2$\n- item"
     )
-    send(app, nasty)
-    user = next(m for m in app.chat_message if m.name == "user")
+    send(shared_app, nasty)
+    user = next(m for m in shared_app.chat_message if m.name == "user")
     body = user.markdown[0].value
     page, visible = rendered_text(body)
     for tag in ("<strong", "<em", "<a ", "<img", "<b>", "<h1", "<li", "<ul"):
@@ -429,7 +455,7 @@ def test_markdown_and_html_in_a_message_render_as_text(app: AppTest) -> None:
     # Streamlit's own extensions: no :color[...] directive, no $math$, no bare URL autolink.
     for special in (":", "$", "["):  # each one escaped wherever it occurs
         assert not re.search(r"(?<!\\)" + re.escape(special), body), (special, body)
-    assert all(not m.proto.allow_html for m in app.markdown)
+    assert all(not m.proto.allow_html for m in shared_app.markdown)
 
 
 # ---- model errors --------------------------------------------------------------------
