@@ -11,14 +11,14 @@ from assistant.capture import Capturer
 from assistant.chat import Chat
 from assistant.config import Settings
 from assistant.gate import Gate
-from assistant.gate_modes import GateConfigError, modes_for
+from assistant.gate_modes import modes_for
 from assistant.llm import make_client
 from assistant.local_model import ModelState
 from assistant.offline import OfflineResponder
 from assistant.pipeline import Pipeline
 from assistant.respond import ModelResponder
 from assistant.text import end_sentence
-from assistant.wiring import GateShelf, Wiring
+from assistant.wiring import GateShelf, Wiring, needs_a_model
 
 if TYPE_CHECKING:  # the store imports Chroma: only building one pays for it
     from assistant.llm_trust import LlmTrust
@@ -86,11 +86,8 @@ class Assistant:
 
     def gate(self, mode: str) -> Gate:
         """The gate for `mode`, built on first use (the local gate loads its weights once)."""
-        if mode not in self.available_gate_modes:
-            raise GateConfigError(
-                f"gate mode {mode!r} needs a model: set ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL,"
-                " or let the local model start"
-            )
+        if mode not in self.available_gate_modes:  # a failed model: offline modes only
+            raise needs_a_model(mode)
         return self._wiring.gate(mode)
 
     @property

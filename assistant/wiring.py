@@ -20,6 +20,14 @@ if TYPE_CHECKING:
     from assistant.gate import Gate
 
 
+def needs_a_model(mode: str) -> GateConfigError:
+    """The error for a gate mode asked for when no model can answer it."""
+    return GateConfigError(
+        f"gate mode {mode!r} needs a model: set ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL,"
+        " or let the local model start"
+    )
+
+
 class GateShelf:
     """The gates of one wiring, each built on first use (the local gate loads weights once)."""
 
@@ -37,10 +45,7 @@ class GateShelf:
     def get(self, mode: str) -> Gate:
         """The gate for `mode`; a mode this wiring cannot run raises GateConfigError."""
         if mode not in self.modes:
-            raise GateConfigError(
-                f"gate mode {mode!r} needs a model: set ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL,"
-                " or let the local model start"
-            )
+            raise needs_a_model(mode)
         with self._lock:
             if mode not in self._gates:
                 self._gates[mode] = self._build(mode)
