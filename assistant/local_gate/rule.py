@@ -41,7 +41,7 @@ EARLIER_CHAT = re.compile(
     re.IGNORECASE,
 )
 # The user's own tastes, habits and past: "do I like", "where did I go", "what was the
-# cafe I liked". Part of the rule; `_MY_TASTE` below is the broader feature.
+# cafe I liked". Part of the rule; `_MY_TASTE` in cues.py is the broader feature.
 _OWN_PAST = re.compile(
     r"\bdo i (?:like|love|enjoy|prefer|usually|normally|always)\b"
     r"|\b(?:what|which|where|when|who|how) did i\b"
