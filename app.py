@@ -35,6 +35,8 @@ from assistant.session import session_stats, stage_rows
 from memory.records import visible
 
 if TYPE_CHECKING:  # the factory imports Chroma (~2.5 s): load it after the first paint
+    from streamlit.delta_generator import DeltaGenerator
+
     from assistant.factory import Assistant
     from assistant.gate import GateDecision
     from assistant.local_model import ModelStatus
@@ -265,13 +267,13 @@ def turn_opener(assistant: Assistant, compare: bool) -> OpenTurn:
     return open_turn
 
 
-def loading_box() -> Callable[[ModelStatus], None]:
-    """While a loading local model is waited for, a status box shows its progress."""
+def loading_box(place: DeltaGenerator) -> Callable[[ModelStatus], None]:
+    """While a loading local model is waited for, a status box in `place` shows its progress."""
     box: list = []
 
     def on_wait(status: ModelStatus) -> None:
         if not box:
-            box.append(st.status(loading_label(status), expanded=False))
+            box.append(place.status(loading_label(status), expanded=False))
         if status.loading:
             box[0].update(label=loading_label(status))
         else:
@@ -283,7 +285,7 @@ def loading_box() -> Callable[[ModelStatus], None]:
 def run_exchange(assistant: Assistant, message: str, options: TurnOptions) -> Exchange:
     """Answer one message through the chat, drawing as it goes, then redraw from the record."""
     with st.chat_message("assistant"):
-        on_wait = loading_box()
+        on_wait = loading_box(st.container())  # above the reply, and kept there
         slot = st.empty()
         with slot.container():
             exchange = assistant.chat.answer(
