@@ -7,12 +7,14 @@ server every process shares, and they survive restarts.
 
 Every decision compares the message with every correction, so the book keeps them all in
 memory as one matrix (a few hundred rows at most). A change journal (memory/journal.py)
-tells each process when another one changed the collection: one count() per lookup, and a
-reload only when it moved.
+tells each process when another one changed the collection: its count() is read at most
+once every `recheck_s` seconds, and the book reloads only when it moved. This process's own
+writes are seen at the next lookup; another process's within `recheck_s`.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -29,6 +31,10 @@ from memory.store import collection_name, text_id
 # How a correction row is labelled when exported in the gate-eval format (read_rows).
 EXPORT_KIND = "correction"
 _PAGE = 2000
+# A Chroma call per decision cost 0.6 ms idle and 2-9 ms on a busy 2-core machine
+# (bench/corrections_bench.py); once a second keeps other processes' corrections fresh
+# for a chat, where turns are seconds apart.
+RECHECK_S = 1.0
 
 Embed = Callable[[list[str]], np.ndarray]  # messages -> L2-normalised vectors, one row each
 
@@ -89,12 +95,17 @@ class CorrectionBook:
         embed: Embed,
         *,
         clock: Callable[[], float] = time.time,
+        recheck_s: float = RECHECK_S,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         if not isinstance(user_id, str) or not user_id.strip():
             raise MemoryStoreError("user_id must be a non-empty string")
         self.user_id = user_id
         self._embed = embed
         self._clock = clock
+        self._recheck_s = recheck_s
+        self._monotonic = monotonic
+        self._checked = -math.inf  # when the journal was last counted
         name = corrections_name(user_id)
         # No embedding function: the vectors are the gate's own reading of each message
         # (`embed`), written with the record, and the matching is done here, not by Chroma.
@@ -110,6 +121,10 @@ class CorrectionBook:
     # ---- the cache ----------------------------------------------------------------
 
     def _refresh_locked(self) -> None:
+        now = self._monotonic()
+        if self._seen >= 0 and now - self._checked < self._recheck_s:
+            return
+        self._checked = now
         # Count first: a write that lands while we read is seen again at the next count.
         count = self._journal.count()
         if count == self._seen:
@@ -184,6 +199,7 @@ class CorrectionBook:
             ],
         )
         self._journal.append([c.id for c in records])
+        self._stale()
         return records
 
     def delete(self, cid: str) -> bool:
@@ -192,7 +208,13 @@ class CorrectionBook:
             return False
         self._collection.delete(ids=[cid])
         self._journal.append([cid])
+        self._stale()
         return True
+
+    def _stale(self) -> None:
+        # Our own write: the next lookup counts the journal instead of waiting recheck_s.
+        with self._lock:
+            self._checked = -math.inf
 
     # ---- reads --------------------------------------------------------------------
 
