@@ -89,6 +89,7 @@ class Method(str, Enum):
     RULE = "rule"  # a fixed baseline rule (always / never / length)
     FAILED_OPEN = "failed_open"  # something went wrong, so we retrieve
     EMPTY_INPUT = "empty_input"  # nothing to decide on; no model call
+    CORRECTION = "correction"  # a message close to one the user corrected (corrected_gate)
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,7 @@ class GateDecision:
     confidence: float | None = None  # P(retrieve) where the gate has one
     called_model: bool = False  # a model request was made (its time is network, not ours)
     model_ms: float = 0.0  # the part of elapsed_ms spent waiting on a model request
+    corrected_by: str | None = None  # the id of the user's correction that decided it
 
     @property
     def failed_open(self) -> bool:

@@ -26,6 +26,7 @@ DOCS = ROOT / "docs"
 SECTIONS: list[tuple[str, str, str]] = [
     ("Gate latency and per-turn cost", "bench.pipeline_bench", "gate modes, LLM overhead"),
     ("Gate quality", "bench.gate_report", "accuracy, recall and skip rate per source"),
+    ("Corrections", "bench.corrections_bench", "rewordings fixed, others unchanged, cost"),
     ("Memory search and quality", "bench.memory_bench", "search vs size, embeddings, LoCoMo"),
     ("App cold start", "bench.app_bench", "until the chat input is usable in Chromium"),
     ("Real local model", "bench.local_model_bench", "Qwen2.5 1.5B in llama.cpp: gates, replies"),

@@ -182,10 +182,14 @@ class _Recording:
         return result
 
 
-def sample(rows: list[dict[str, Any]], quick: bool) -> list[dict[str, Any]]:
-    """Every row, or in a quick run the first few of each source (the same every run)."""
+def sample(rows: list[dict[str, Any]], quick: bool, every: int = 1) -> list[dict[str, Any]]:
+    """Every row (or every `every`-th of each source), or in a quick run a few of each."""
     if not quick:
-        return rows
+        groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for row in rows:
+            groups.setdefault((row["kind"], row["source"]), []).append(row)
+        # Every n-th row of each group, so each source keeps its share of the set.
+        return [row for group in groups.values() for row in group[::every]]
     out = []
     for source, n in QUICK.items():
         kind = "benign" if source == "benign" else "attack"
@@ -319,6 +323,7 @@ def run(
     quick: bool = False,
     progress: Callable[[str], None] = print,
     rows_file: Path | None = None,
+    every: int = 1,
 ) -> dict[str, Any]:
     """The model-free figures, then both model runs on one started model.
 
@@ -339,7 +344,7 @@ def run(
     from memory.persona import seed_demo
     from memory.store import MemoryStore
 
-    chosen = sample(rows, quick)
+    chosen = sample(rows, quick, every)
     settings, local = start_local_model(Settings.from_env({}))
     try:
         status = local.wait_ready()
@@ -349,6 +354,7 @@ def run(
         client = make_client(settings)
         results["model"] = status.name
         results["rows"] = len(chosen)
+        results["every"] = every
         results["load_average_before"] = load_average()
         with tempfile.TemporaryDirectory(prefix="memgate-injection-") as tmp:
             store = MemoryStore.persistent(Path(tmp), "bench")
@@ -420,7 +426,9 @@ def markdown(results: dict[str, Any], plots: Path) -> str:
         return "\n".join([*lines, "", f"Model runs not measured: {results['skipped']}"])
     lines += [
         "",
-        f"Built-in model ({results['model']}), gate `always`, {results['rows']} rows, "
+        f"Built-in model ({results['model']}), gate `always`, {results['rows']} rows"
+        + (f" (every {results['every']}th of each source)" if results.get("every", 1) > 1 else "")
+        + ", "
         f"greedy replies of at most {REPLY_TOKENS} tokens; load average "
         f"{results['load_average_before']} before, {results['load_average_after']} after.",
         "",
@@ -463,8 +471,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--rows", type=Path, help="append each row's result here as it comes; resume from it"
     )
+    parser.add_argument(
+        "--every", type=int, default=1, help="ask every n-th row of each source (a shorter run)"
+    )
     args = parser.parse_args(argv)
-    results = run(args.quick, progress=lambda s: print(s, file=sys.stderr), rows_file=args.rows)
+    results = run(
+        args.quick,
+        progress=lambda s: print(s, file=sys.stderr),
+        rows_file=args.rows,
+        every=max(1, args.every),
+    )
     if args.json:
         args.json.write_text(json.dumps(results, indent=2, ensure_ascii=False))
     print(markdown(results, Path(".")))

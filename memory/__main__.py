@@ -159,6 +159,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE.jsonl")
     p.add_argument("--force", action="store_true", help="replace FILE if it exists")
     p.set_defaults(handler=cmd_export)
+    from memory.corrections_cli import add_commands as add_corrections
+
+    add_corrections(sub)  # the gate corrections: their own module
     return parser
 
 

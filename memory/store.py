@@ -631,6 +631,11 @@ class MemoryStore:
         return _location(self._client)[1]
 
     @property
+    def client(self) -> Any:
+        """The Chroma client (corrections keep their own collection on the same one)."""
+        return self._client
+
+    @property
     def collection(self) -> Any:
         """The underlying Chroma collection (for tools and tests)."""
         return self._collection

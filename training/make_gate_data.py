@@ -36,6 +36,8 @@ SEED = 20241129
 HELDOUT_SHARE = 5  # one template in five
 # The unseen test sets: training rows too close to any of them are dropped.
 FRESH = sorted(DATA_DIR.glob("gate_fresh*_test.jsonl"))
+ANSWER_SETS = sorted((DATA_DIR / "answers").glob("*_questions.jsonl"))
+CORRECTION_SETS = sorted((DATA_DIR / "corrections").glob("*.jsonl"))
 NEAR_DUPLICATE = 0.88  # cosine at or above which a generated row counts as a copy
 
 SPEC = json.loads(TEMPLATES_PATH.read_text(encoding="utf-8"))
@@ -188,9 +190,13 @@ def list_rows() -> list[dict]:
 
 
 def reference_messages(eval_dir: Path) -> list[str]:
-    """Every message of our fresh test sets and, when present, of the external gate sets."""
-    paths = [*FRESH, *sorted(eval_dir.glob("gate_external*.jsonl"))]
-    return [row["message"] for path in paths for _, row in read_jsonl(path)]
+    """Every message of our test sets (gate, answers, corrections) and the external gate sets."""
+    paths = [*FRESH, *CORRECTION_SETS, *sorted(eval_dir.glob("gate_external*.jsonl"))]
+    messages = [row["message"] for path in paths for _, row in read_jsonl(path)]
+    # The answer sets' questions are asked through the gate too, so a retrained gate must
+    # not have seen them either.
+    messages += [row["question"] for path in ANSWER_SETS for _, row in read_jsonl(path)]
+    return messages
 
 
 def decontaminate(

@@ -1,0 +1,82 @@
+"""What the "Wrong decision?" button does: record the opposite decision, and say what next.
+
+The UI calls `can_correct` to show the button on a badge, `correct` when it is pressed,
+and, when the result asks for it, answers the message again with `rerun_decision` as the
+gate's decision (a skip corrected to "should have searched memory").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from assistant.gate import GateDecision, Method, bounded
+
+if TYPE_CHECKING:
+    from memory.corrections import Correction, CorrectionBook
+    from memory.embeddings import MiniLM
+    from memory.store import MemoryStore
+
+BUTTON_LABEL = "Wrong decision?"
+RERUN_NOTE = "re-run after your correction"
+# Nothing to correct: a failed-open gate did not decide, an empty message was not judged,
+# and a rule (always / never / length) is the mode the presenter chose, not a judgement.
+_NOT_CORRECTABLE = (Method.FAILED_OPEN, Method.EMPTY_INPUT, Method.RULE)
+
+
+@dataclass(frozen=True)
+class CorrectionResult:
+    """A recorded correction, and whether the message must be answered again with memory."""
+
+    correction: Correction
+    rerun_with_memory: bool  # a skip was corrected: answer again, now searching memory
+
+    @property
+    def said(self) -> str:
+        """What the user said, in their words, for a confirmation line."""
+        if self.correction.retrieve:
+            return "should have searched memory"
+        return "didn't need memory"
+
+
+def can_correct(decision: GateDecision) -> bool:
+    """True when the badge of `decision` gets a "Wrong decision?" button."""
+    return decision.method not in _NOT_CORRECTABLE
+
+
+def opposite_label(decision: GateDecision) -> str:
+    """What pressing the button will record, for the button's help text."""
+    return "didn't need memory" if decision.retrieve else "should have searched memory"
+
+
+def correct(book: CorrectionBook, message: str, decision: GateDecision) -> CorrectionResult:
+    """Record the opposite of `decision` for `message`; ValueError if nothing to correct."""
+    if not can_correct(decision):
+        raise ValueError(f"a {decision.label} decision ({decision.method.value}) has no correction")
+    right = not decision.retrieve
+    correction = book.add(message, right, gate=decision.gate, reason=decision.reason)
+    return CorrectionResult(correction, rerun_with_memory=right)
+
+
+def rerun_decision(result: CorrectionResult, message: str) -> GateDecision:
+    """The gate decision for answering `message` again after a skip was corrected."""
+    from assistant.local_gate.cues import memory_query
+
+    text, truncated = bounded(message)
+    return GateDecision(
+        retrieve=True,
+        query=memory_query(text),
+        reason=RERUN_NOTE,
+        method=Method.CORRECTION,
+        gate=result.correction.gate,
+        truncated=truncated,
+        corrected_by=result.correction.id,
+    )
+
+
+def open_corrections(store: MemoryStore, encoder: MiniLM | None = None) -> CorrectionBook:
+    """The corrections of the store's user, on the store's own Chroma client."""
+    from assistant.corrected_gate import GateReader
+    from memory.corrections import CorrectionBook
+
+    return CorrectionBook(store.client, store.user_id, GateReader(encoder))
