@@ -52,7 +52,7 @@ class GateReader:
 
     def __call__(self, messages: list[str]) -> np.ndarray:
         """One L2-normalised vector per message."""
-        from assistant.local_gate.cues import gate_text
+        from assistant.local_gate.text import gate_text
 
         return self.encoder.encode([gate_text(bounded(m)[0]) for m in messages])
 
@@ -114,7 +114,7 @@ class CorrectedGate:
             # Our look-up is part of this decision's time: say so.
             return replace(decision, elapsed_ms=(self._clock() - started) * 1000.0)
         correction = hit[0]
-        from assistant.local_gate.cues import memory_query
+        from assistant.local_gate.text import memory_query
 
         text, truncated = bounded(message)
         return GateDecision(

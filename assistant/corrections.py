@@ -60,7 +60,7 @@ def correct(book: CorrectionBook, message: str, decision: GateDecision) -> Corre
 
 def rerun_decision(result: CorrectionResult, message: str) -> GateDecision:
     """The gate decision for answering `message` again after a skip was corrected."""
-    from assistant.local_gate.cues import memory_query
+    from assistant.local_gate.text import memory_query
 
     text, truncated = bounded(message)
     return GateDecision(
