@@ -34,9 +34,39 @@ class CorrectionResult:
     @property
     def said(self) -> str:
         """What the user said, in their words, for a confirmation line."""
-        if self.correction.retrieve:
-            return "should have searched memory"
-        return "didn't need memory"
+        return verdict(self.correction)
+
+
+def verdict(correction: Correction) -> str:
+    """A correction in the user's words: what the gate should have done with the message."""
+    return "should have searched memory" if correction.retrieve else "didn't need memory"
+
+
+@dataclass(frozen=True)
+class Rerun:
+    """A message to answer again as a new turn, with the gate's decision already made."""
+
+    message: str
+    decision: GateDecision
+
+
+def rerun_of(result: CorrectionResult, message: str) -> Rerun | None:
+    """The re-run a correction asks for (a corrected skip), or None (a corrected retrieve)."""
+    if not result.rerun_with_memory:
+        return None
+    return Rerun(message, rerun_decision(result, message))
+
+
+def correction_for(book: CorrectionBook, message: str) -> Correction | None:
+    """The user's correction of exactly this message, if they made one (and kept it)."""
+    from memory.records import MemoryStoreError, clean_text
+    from memory.store import text_id
+
+    try:
+        text = clean_text(message, "the message")
+    except MemoryStoreError:
+        return None  # a message that cannot be stored can never have been corrected
+    return book.get(text_id(book.user_id, text))
 
 
 def can_correct(decision: GateDecision) -> bool:

@@ -19,8 +19,11 @@ from assistant.text import end_sentence
 from memory.store import MemoryStore
 
 if TYPE_CHECKING:
+    from assistant.corrections import CorrectionResult
+    from assistant.gate import GateDecision
     from assistant.llm_trust import LlmTrust
     from assistant.local_model import LocalModel, ModelStatus
+    from memory.corrections import CorrectionBook
 
 _log = logging.getLogger(__name__)
 
@@ -35,6 +38,9 @@ class Assistant:
     pipeline: Pipeline
     local: LocalModel | None = None  # the llama.cpp server this process owns, if any
     offline_reason: str | None = None  # why replies come from the offline responder
+    # The user's corrections of the gate (issue 23): every judging gate built here consults
+    # them first, so one "Wrong decision?" click changes the next close message's decision.
+    corrections: CorrectionBook | None = None
     _gates: dict[str, Gate] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -57,8 +63,18 @@ class Assistant:
             )
         with self._lock:
             if mode not in self._gates:
-                self._gates[mode] = build_gate(mode, self.settings, self.client)
+                self._gates[mode] = corrected_gate(
+                    mode, self.settings, self.client, self.corrections
+                )
             return self._gates[mode]
+
+    def correct(self, message: str, decision: GateDecision) -> CorrectionResult:
+        """Record the opposite of `decision` for `message` (the "Wrong decision?" button)."""
+        from assistant.corrections import correct
+
+        if self.corrections is None:
+            raise ValueError("this assistant keeps no corrections")
+        return correct(self.corrections, message, decision)
 
     def model_status(self) -> ModelStatus | None:
         """The local model's status, or None when this process runs no local model."""
@@ -122,8 +138,18 @@ class Assistant:
             for mode in [m for m in self._gates if m not in modes_for(False)]:
                 del self._gates[mode]
             if self.pipeline.gate.name not in modes_for(False):
-                self.pipeline.gate = build_gate("local", self.settings, None)
+                self.pipeline.gate = corrected_gate("local", self.settings, None, self.corrections)
                 self._gates["local"] = self.pipeline.gate
+
+
+def corrected_gate(
+    mode: str, settings: Settings, client: Any | None, book: CorrectionBook | None
+) -> Gate:
+    """The gate for `mode`, consulting the user's corrections first when it judges messages."""
+    from assistant.corrected_gate import with_corrections
+
+    # Rule modes (always, never, length) come back unwrapped: a baseline must not bend.
+    return with_corrections(build_gate(mode, settings, client), book)
 
 
 def start_local_model(settings: Settings) -> tuple[Settings, LocalModel]:
@@ -180,7 +206,11 @@ def build_assistant(settings: Settings | None = None, *, seed_if_empty: bool = T
     mode = settings.gate_mode
     if mode not in modes_for(client is not None):
         mode = "local"
-    gate = build_gate(mode, settings, client)
+    # One book per process, on the store's own Chroma client: every gate shares it.
+    from assistant.corrections import open_corrections
+
+    corrections = open_corrections(store)
+    gate = corrected_gate(mode, settings, client, corrections)
     assistant = Assistant(
         settings=settings,
         client=client,
@@ -188,6 +218,7 @@ def build_assistant(settings: Settings | None = None, *, seed_if_empty: bool = T
         pipeline=Pipeline(gate=gate, store=store, responder=responder, capturer=capturer),
         local=local,
         offline_reason=offline_reason,
+        corrections=corrections,
         _gates={mode: gate},
     )
     if local is not None:
