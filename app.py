@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from assistant import gate_modes
+from assistant.corrections import BUTTON_LABEL, Rerun, can_correct, opposite_label
 from assistant.session import STAGES, exchanges, session_stats, stage_rows
 from assistant.text import end_sentence
 from memory.records import visible
@@ -142,8 +143,12 @@ def turns() -> list[Turn]:
     return st.session_state.setdefault("turns", [])
 
 
-def inbox() -> list[str]:
-    """Messages sent but not yet answered, oldest first (see process_inbox)."""
+def inbox() -> list[str | Rerun]:
+    """Messages sent but not yet answered, oldest first (see process_inbox).
+
+    A `Rerun` is a message answered again after the user corrected a skip: it waits in the
+    same queue and takes the same turn path, with its decision already made.
+    """
     return st.session_state.setdefault("inbox", [])
 
 
@@ -250,6 +255,7 @@ def render_answer(turn: Turn, assistant: Assistant, *, show_capture: bool = True
             icon=":material/error:",
         )
     render_gate(turn.decision)
+    render_correction(turn, assistant)
     if turn.notice:
         st.warning(as_text(turn.notice), icon=":material/content_cut:")
     if show_capture:
@@ -319,10 +325,90 @@ def render_history(assistant: Assistant) -> None:
                 render_compare(group.gated, group.always, assistant)
 
 
+# ---- corrections (issue 23): a "Wrong decision?" click teaches the gate ---------------
+
+
+def render_correction(turn: Turn, assistant: Assistant) -> None:
+    """Under a badge: the "Wrong decision?" button, or the correction already made."""
+    from assistant.corrections import correction_for, verdict
+
+    book = assistant.corrections
+    if book is None or not can_correct(turn.decision):
+        return  # failed open, a rule, an empty message: nothing was judged
+    standing = correction_for(book, turn.message)
+    if standing is not None and standing.retrieve != turn.decision.retrieve:
+        st.caption(f":material/school: you corrected this: {as_text(verdict(standing))}")
+        return
+    st.button(
+        BUTTON_LABEL,
+        key=f"wrong-{turn.id}",  # turn ids are unique in the process: one button per turn
+        icon=":material/thumb_down:",
+        type="tertiary",
+        help=f"Record that this message {opposite_label(turn.decision)}; "
+        "the gate then decides messages like it that way.",
+        on_click=correct_turn,
+        args=(assistant, turn),
+    )
+
+
+def correct_turn(assistant: Assistant, turn: Turn) -> None:
+    """Button callback: record the opposite decision; a corrected skip is answered again."""
+    from assistant.corrections import rerun_of
+    from memory.records import MemoryStoreError
+
+    st.session_state.pop("correction_problem", None)
+    try:
+        result = assistant.correct(turn.message, turn.decision)
+    except MemoryStoreError as exc:  # e.g. the Chroma server went away: said in the sidebar
+        st.session_state["correction_problem"] = str(exc)
+        return
+    rerun = rerun_of(result, turn.message)
+    # Through the inbox, like a typed message, so a run stopped mid-answer cannot lose it;
+    # a second click on the same badge before the page redraws queues nothing more.
+    if rerun is not None and rerun not in inbox():
+        inbox().append(rerun)
+
+
+def render_corrections(assistant: Assistant) -> None:
+    """The sidebar's list of the user's corrections, newest first; any one can be deleted."""
+    from assistant.corrections import verdict
+
+    book = assistant.corrections
+    if book is None:
+        return
+    items = book.list()
+    st.subheader(f"Corrections ({len(items)})", divider="gray")
+    if st.session_state.get("correction_problem"):
+        st.warning(as_text(st.session_state["correction_problem"]), icon=":material/warning:")
+    if not items:
+        st.caption(f"None yet. Press “{BUTTON_LABEL}” under a badge to teach the gate.")
+        return
+    with st.container(key="correction-list"):
+        for item in items:
+            text_col, button_col = st.columns([7, 1], vertical_alignment="center")
+            text_col.markdown(as_text(item.message))
+            text_col.caption(verdict(item))
+            button_col.button(
+                "",
+                icon=":material/delete:",
+                key=f"del-correction-{item.id}",
+                help="Delete this correction: the gate decides messages like it itself again",
+                on_click=book.delete,
+                args=(item.id,),
+                type="tertiary",
+            )
+
+
 # ---- running a turn -----------------------------------------------------------------
 
 
-def live_respond(assistant: Assistant, message: str, gate_mode: str, variant: str) -> Turn:
+def live_respond(
+    assistant: Assistant,
+    message: str,
+    gate_mode: str,
+    variant: str,
+    decision: GateDecision | None = None,
+) -> Turn:
     """Run one pipeline response, drawing the badge and streaming the reply as they come."""
     gate_slot, reply_slot = st.empty(), st.empty()
     gate_slot.caption("the gate is deciding…")
@@ -349,13 +435,22 @@ def live_respond(assistant: Assistant, message: str, gate_mode: str, variant: st
         on_text=on_text,
         on_decision=on_decision,
         variant=variant,
+        decision=decision,
     )
 
 
 def run_turn(
-    assistant: Assistant, message: str, gate_mode: str, capture: bool, compare: bool
+    assistant: Assistant,
+    message: str,
+    gate_mode: str,
+    capture: bool,
+    compare: bool,
+    decision: GateDecision | None = None,
 ) -> list[Turn]:
-    """Answer one message (twice in compare mode), capture once; returns the Turn records."""
+    """Answer one message (twice in compare mode), capture once; returns the Turn records.
+
+    `decision` forces the gated answer's decision (a re-run after a correction).
+    """
     with st.chat_message("assistant"):
         notice = wait_for_model(assistant)
         slot = st.empty()
@@ -368,14 +463,15 @@ def run_turn(
                         with right:
                             always = live_respond(assistant, message, "always", "always")
                         with left:
-                            gated = live_respond(assistant, message, gate_mode, "gated")
+                            gated = live_respond(assistant, message, gate_mode, "gated", decision)
                     else:
                         with left:
-                            gated = live_respond(assistant, message, gate_mode, "gated")
+                            gated = live_respond(assistant, message, gate_mode, "gated", decision)
                         with right:
                             always = live_respond(assistant, message, "always", "always")
                 else:
-                    gated, always = live_respond(assistant, message, gate_mode, "gated"), None
+                    gated = live_respond(assistant, message, gate_mode, "gated", decision)
+                    always = None
             if capture:  # after the reply is on screen, so capture never delays it
                 gated = assistant.pipeline.capture(gated)
         except Exception as exc:  # noqa: BLE001 - one broken turn must not end the demo
@@ -425,11 +521,17 @@ def process_inbox(assistant: Assistant, mode: str, capture: bool, compare: bool)
         return
     head = st.container()
     for later in waiting[1:]:
-        render_user(later)
+        render_user(later.message if isinstance(later, Rerun) else later)
         st.caption(":material/schedule: waiting for the reply above")
     with head:
-        render_user(waiting[0])
-        done = run_turn(assistant, waiting[0], mode, capture, compare)
+        item = waiting[0]
+        if isinstance(item, Rerun):
+            render_user(item.message)
+            # Its facts were captured when the message was first answered.
+            done = run_turn(assistant, item.message, mode, False, compare, item.decision)
+        else:
+            render_user(item)
+            done = run_turn(assistant, item, mode, capture, compare)
     turns().extend(done)
     waiting.pop(0)
     if waiting:
@@ -700,6 +802,7 @@ def main() -> None:
     # After the turn, so the counts include it and capture's new memories are listed.
     with st.sidebar:
         render_stats()
+        render_corrections(assistant)
         render_memories(assistant)
     watch_model_loading(assistant)
 
