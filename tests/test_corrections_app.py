@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from assistant.corrected_gate import CorrectedGate
 from assistant.corrections import BUTTON_LABEL, RERUN_NOTE, open_corrections
-from assistant.gate import Method
+from assistant.gate import GateDecision, Method
 from tests.test_app import _start, _store, assistant_messages, badge_lines, send, turns
 
 
@@ -188,3 +188,49 @@ def test_the_offline_fallback_gate_is_wrapped_too(tmp_path: Path, fake_api: Any)
         assert assistant.pipeline.gate.book is assistant.corrections
     finally:
         assistant.store.close()
+
+
+def test_a_rerun_in_compare_mode_forces_only_the_gated_twin(app: AppTest) -> None:
+    app.toggle(key="compare").set_value(True).run()
+    send(app, WRONG_SKIP)
+    gated, always = turns(app)
+    assert not gated.decision.retrieve and always.variant == "always"
+    (button,) = wrong_buttons(app)  # the always twin judged nothing: no button on it
+    assert button.key == f"wrong-{gated.id}"
+    click(app, button)
+    _, _, rerun, rerun_always = turns(app)
+    assert rerun.variant == "gated" and rerun.decision.reason == RERUN_NOTE
+    assert rerun_always.variant == "always" and rerun_always.decision.method is Method.RULE
+    assert user_messages(app) == [WRONG_SKIP, WRONG_SKIP]
+
+
+# ---- the pipeline answers with a forced decision -------------------------------------
+
+
+def test_a_forced_decision_is_used_without_asking_the_gate(tmp_path: Path) -> None:
+    from assistant.corrections import correct, rerun_of
+    from assistant.offline import OfflineResponder
+    from assistant.pipeline import Pipeline
+    from memory.store import MemoryStore
+
+    class AskedGate:
+        """A judging gate that must not be asked: the decision was made by the user."""
+
+        name = "local"
+
+        def decide(self, message: str) -> Any:
+            raise AssertionError(f"the gate was asked about {message!r}")
+
+    store = MemoryStore.persistent(tmp_path / "m", "forced")
+    try:
+        store.add("I play pickup basketball at Mission Playground on Sunday afternoons.")
+        pipeline = Pipeline(gate=AskedGate(), store=store, responder=OfflineResponder())
+        skipped = GateDecision(False, "", "general question", Method.LOCAL, gate="local")
+        rerun = rerun_of(correct(open_corrections(store), WRONG_SKIP, skipped), WRONG_SKIP)
+        assert rerun is not None
+        turn = pipeline.respond(rerun.message, decision=rerun.decision)
+        assert turn.decision is rerun.decision and turn.searched
+        assert any("Mission Playground" in m.text for m in turn.memories)
+        assert "Mission Playground" in turn.reply
+    finally:
+        store.close()
