@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from app_sidebar import render_connection, render_controls, render_memories
+from app_sidebar import render_connection, render_controls, render_corrections, render_memories
 from assistant.chat import Exchange, OpenTurn, ReplyHooks, TurnOptions
+from assistant.corrections import BUTTON_LABEL, Rerun, can_correct, standing_correction
 from assistant.display import (
     as_text,
     compare_line,
@@ -28,11 +29,13 @@ from assistant.display import (
     stage_table,
     stats_markdown,
     tokens_line,
+    wrong_help,
+    you_corrected,
 )
 from assistant.pipeline import Variant
 from assistant.respond import ReplySource
 from assistant.session import session_stats, stage_rows
-from memory.records import visible
+from memory.records import MemoryStoreError, visible
 
 if TYPE_CHECKING:  # the factory imports Chroma (~2.5 s): load it after the first paint
     from streamlit.delta_generator import DeltaGenerator
@@ -97,8 +100,12 @@ def exchanges() -> list[Exchange]:
     return st.session_state.setdefault("exchanges", [])
 
 
-def inbox() -> list[str]:
-    """Messages sent but not yet answered, oldest first (see process_inbox)."""
+def inbox() -> list[str | Rerun]:
+    """Messages sent but not yet answered, oldest first (see process_inbox).
+
+    A `Rerun` (a corrected skip, answered again) waits in the same queue and takes the
+    same path as a typed message.
+    """
     return st.session_state.setdefault("inbox", [])
 
 
@@ -174,6 +181,7 @@ def render_answer(turn: Turn, assistant: Assistant, *, show_capture: bool = True
             icon=":material/error:",
         )
     render_gate(turn.decision)
+    render_correction(turn, assistant)
     if turn.notice:
         st.warning(as_text(turn.notice), icon=":material/content_cut:")
     if show_capture:
@@ -187,6 +195,39 @@ def render_capture(turn: Turn, assistant: Assistant) -> None:
         return
     icon = ":material/warning:" if turn.capture.error else ":material/bookmark_added:"
     st.caption(f"{icon} {as_text(redact(turn.capture.summary, assistant.settings.api_key))}")
+
+
+def render_correction(turn: Turn, assistant: Assistant) -> None:
+    """Under a judged badge: the "Wrong decision?" button, or the correction already made."""
+    book = assistant.corrections
+    if book is None or not can_correct(turn.decision):
+        return  # failed open, a rule, an empty message: nothing was judged
+    standing = standing_correction(book, turn.message, turn.decision)
+    if standing is not None:
+        st.caption(f":material/school: {as_text(you_corrected(standing))}")
+        return
+    st.button(
+        BUTTON_LABEL,
+        key=f"wrong-{turn.id}",  # turn ids are unique in the process: one button per turn
+        icon=":material/thumb_down:",
+        type="tertiary",
+        help=wrong_help(turn.decision),
+        on_click=correct_turn,
+        args=(assistant, turn),
+    )
+
+
+def correct_turn(assistant: Assistant, turn: Turn) -> None:
+    """Button callback: record the correction; a corrected skip joins the inbox as a re-run."""
+    st.session_state.pop("correction_problem", None)
+    try:
+        rerun = assistant.chat.correct(turn)
+    except MemoryStoreError as exc:  # e.g. the Chroma server went away: said in the sidebar
+        st.session_state["correction_problem"] = str(exc)
+        return
+    # Like a typed message (a stopped run cannot lose it); a double click queues one.
+    if rerun is not None and rerun not in inbox():
+        inbox().append(rerun)
 
 
 def render_user(message: str) -> None:
@@ -282,7 +323,7 @@ def loading_box(place: DeltaGenerator) -> Callable[[ModelStatus], None]:
     return on_wait
 
 
-def run_exchange(assistant: Assistant, message: str, options: TurnOptions) -> Exchange:
+def run_exchange(assistant: Assistant, message: str | Rerun, options: TurnOptions) -> Exchange:
     """Answer one message through the chat, drawing as it goes, then redraw from the record."""
     with st.chat_message("assistant"):
         on_wait = loading_box(st.container())  # above the reply, and kept there
@@ -312,10 +353,10 @@ def process_inbox(assistant: Assistant, options: TurnOptions) -> None:
         return
     head = st.container()
     for later in waiting[1:]:
-        render_user(later)
+        render_user(getattr(later, "message", later))
         st.caption(":material/schedule: waiting for the reply above")
     with head:
-        render_user(waiting[0])
+        render_user(getattr(waiting[0], "message", waiting[0]))
         exchange = run_exchange(assistant, waiting[0], options)
     exchanges().append(exchange)
     waiting.pop(0)
@@ -392,6 +433,7 @@ def main() -> None:
     # After the turn, so the counts include it and capture's new memories are listed.
     with st.sidebar:
         render_stats()
+        render_corrections(assistant)
         render_memories(assistant)
     watch_model_loading(assistant)
 

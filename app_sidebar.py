@@ -1,4 +1,4 @@
-"""The demo's sidebar panels: connection, switches and the memory browser (see app.py)."""
+"""The demo's sidebar panels: connection, switches, corrections, memories (see app.py)."""
 
 from __future__ import annotations
 
@@ -100,6 +100,42 @@ def render_controls(assistant: Assistant, new_conversation: Callable[[], None]) 
         width="stretch",
     )
     return TurnOptions(gate_mode=str(mode or default), capture=capture, compare=compare)
+
+
+def render_corrections(assistant: Assistant) -> None:
+    """The user's corrections of the gate (issue 23), newest first; any one can be deleted."""
+    from assistant.corrections import BUTTON_LABEL, verdict
+    from memory.records import MemoryStoreError
+
+    book = assistant.corrections
+    if book is None:
+        return
+    try:
+        items = book.list()
+    except MemoryStoreError as exc:  # e.g. the Chroma server went away: one line, no traceback
+        st.subheader("Corrections", divider="gray")
+        st.error(as_text(str(exc)), icon=":material/error:")
+        return
+    st.subheader(f"Corrections ({len(items)})", divider="gray")
+    if st.session_state.get("correction_problem"):  # a click that could not be recorded
+        st.warning(as_text(st.session_state["correction_problem"]), icon=":material/warning:")
+    if not items:
+        st.caption(f"None yet. Press “{BUTTON_LABEL}” under a badge to teach the gate.")
+        return
+    with st.container(key="correction-list"):
+        for item in items:
+            text_col, button_col = st.columns([7, 1], vertical_alignment="center")
+            text_col.markdown(as_text(item.message))
+            text_col.caption(verdict(item))
+            button_col.button(
+                "",
+                icon=":material/delete:",
+                key=f"del-correction-{item.id}",
+                help="Delete this correction: the gate decides messages like it itself again",
+                on_click=book.delete,
+                args=(item.id,),
+                type="tertiary",
+            )
 
 
 def add_memory(assistant: Assistant) -> None:

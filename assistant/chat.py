@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from assistant.corrections import Rerun, correct, rerun_of
 from assistant.gate import always_gate, failed_open_decision
 from assistant.pipeline import Turn, Variant
 from assistant.wiring import Wiring
@@ -95,21 +96,42 @@ class Chat:
         wiring = Wiring(pipeline=pipeline)
         return cls(lambda: wiring)
 
+    def correct(self, turn: Turn) -> Rerun | None:
+        """Record the opposite of `turn`'s decision (the "Wrong decision?" button).
+
+        Returns the re-run a corrected skip asks for, to pass to `answer`; None for a
+        corrected retrieve. ValueError when nothing was judged or no corrections are kept;
+        MemoryStoreError when they cannot be written (a Chroma server that went away).
+        """
+        book = self._wiring().corrections
+        if book is None:
+            raise ValueError("this chat keeps no corrections")
+        return rerun_of(correct(book, turn.message, turn.decision), turn.message, turn.id)
+
     def answer(
         self,
-        message: str,
+        message: str | Rerun,
         history: Sequence[Exchange] = (),
         options: TurnOptions | None = None,
         *,
         open_turn: OpenTurn | None = None,
         on_wait: OnWait | None = None,
     ) -> Exchange:
-        """Answer one message (twice in compare mode) and capture once. Never raises."""
+        """Answer one message (twice in compare mode) and capture once. Never raises.
+
+        A `Rerun` (from `correct`) is answered with its decision forced on the gated turn
+        (compare mode's always-retrieve twin runs as usual), without capture (its facts were
+        captured the first time), and with the corrected turn left out of the history.
+        """
         options = options or TurnOptions()
+        rerun = message if isinstance(message, Rerun) else None
+        if rerun is not None:
+            message = rerun.message
+            options = replace(options, capture=False)
         try:
             notice = self._prepare(on_wait)
             wiring = self._wiring()
-            gated, always = self._respond(wiring, message, history, options, open_turn)
+            gated, always = self._respond(wiring, message, history, options, open_turn, rerun)
             if options.capture:  # after the reply is on screen, so capture never delays it
                 gated = wiring.pipeline.capture(gated)
         except Exception as exc:  # noqa: BLE001 - one broken exchange must not end the chat
@@ -126,9 +148,13 @@ class Chat:
         history: Sequence[Exchange],
         options: TurnOptions,
         open_turn: OpenTurn | None,
+        rerun: Rerun | None = None,
     ) -> tuple[Turn, Turn | None]:
-        past = [e.gated for e in history]  # the conversation as the model saw it
+        # The conversation as the model saw it; a re-run leaves out the wrong answer it redoes.
+        corrected = rerun.corrects if rerun is not None else None
+        past = [e.gated for e in history if e.gated.id != corrected]
         gates = {Variant.GATED: wiring.gate(options.gate_mode), Variant.ALWAYS: self._always}
+        forced = {Variant.GATED: rerun.decision if rerun is not None else None}
 
         def run(variant: Variant) -> Turn:
             hooks = open_turn(variant) if open_turn is not None else ReplyHooks()
@@ -139,6 +165,7 @@ class Chat:
                 on_text=hooks.on_text,
                 on_decision=hooks.on_decision,
                 variant=variant,
+                decision=forced.get(variant),
             )
 
         if not options.compare:

@@ -1,8 +1,9 @@
 """What the "Wrong decision?" button does: record the opposite decision, and say what next.
 
-The UI calls `can_correct` to show the button on a badge, `correct` when it is pressed,
-and, when the result asks for it, answers the message again with `rerun_decision` as the
-gate's decision (a skip corrected to "should have searched memory").
+The UI calls `can_correct` to show the button on a badge and `Chat.correct` when it is
+pressed; that records the correction (`correct`) and, for a skip corrected to "should have
+searched memory", returns a `Rerun` that `Chat.answer` answers with `rerun_decision` as the
+gate's decision.
 """
 
 from __future__ import annotations
@@ -34,9 +35,60 @@ class CorrectionResult:
     @property
     def said(self) -> str:
         """What the user said, in their words, for a confirmation line."""
-        if self.correction.retrieve:
-            return "should have searched memory"
-        return "didn't need memory"
+        return verdict(self.correction)
+
+
+def verdict(correction: Correction) -> str:
+    """A correction in the user's words: what the gate should have done with the message."""
+    return "should have searched memory" if correction.retrieve else "didn't need memory"
+
+
+@dataclass(frozen=True)
+class Rerun:
+    """A message to answer again as a new turn, with the gate's decision already made.
+
+    `corrects` is the id of the turn whose decision was corrected: the re-run's history
+    leaves that turn out, so the model is not shown the wrong answer to the same message.
+    """
+
+    message: str
+    decision: GateDecision
+    corrects: int | None = None
+
+
+def rerun_of(result: CorrectionResult, message: str, corrects: int | None = None) -> Rerun | None:
+    """The re-run a correction asks for (a corrected skip), or None (a corrected retrieve)."""
+    if not result.rerun_with_memory:
+        return None
+    return Rerun(message, rerun_decision(result, message), corrects)
+
+
+def correction_for(book: CorrectionBook, message: str) -> Correction | None:
+    """The user's correction of exactly this message, if they made one (and kept it)."""
+    from memory.records import MemoryStoreError, clean_text
+    from memory.store import text_id
+
+    try:
+        text = clean_text(message, "the message")
+    except MemoryStoreError:
+        return None  # a message that cannot be stored can never have been corrected
+    return book.get(text_id(book.user_id, text))
+
+
+def standing_correction(
+    book: CorrectionBook, message: str, decision: GateDecision
+) -> Correction | None:
+    """The user's correction of this very message that overturned `decision`, if any.
+
+    None too when the corrections cannot be read: the sidebar's list says why.
+    """
+    from memory.records import MemoryStoreError
+
+    try:
+        standing = correction_for(book, message)
+    except MemoryStoreError:
+        return None
+    return standing if standing is not None and standing.retrieve != decision.retrieve else None
 
 
 def can_correct(decision: GateDecision) -> bool:
@@ -79,4 +131,4 @@ def open_corrections(store: MemoryStore, encoder: MiniLM | None = None) -> Corre
     from assistant.corrected_gate import GateReader
     from memory.corrections import CorrectionBook
 
-    return CorrectionBook(store.client, store.user_id, GateReader(encoder))
+    return CorrectionBook(store.client, store.user_id, GateReader(encoder), server=store.server)

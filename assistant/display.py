@@ -13,9 +13,11 @@ from assistant.session import STAGES
 
 if TYPE_CHECKING:
     from assistant.chat import Exchange
+    from assistant.gate import GateDecision
     from assistant.local_model import ModelStatus
     from assistant.pipeline import Turn
     from assistant.session import SessionStats
+    from memory.corrections import Correction
     from memory.records import Memory
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$=&])")
@@ -172,3 +174,23 @@ def stage_chart(rows: list[dict[str, object]], colours: list[str]) -> dict[str, 
             "order": {"field": "order", "type": "quantitative"},
         },
     }
+
+
+# ---- corrections (issue 23) ---------------------------------------------------------
+
+
+def wrong_help(decision: GateDecision) -> str:
+    """The "Wrong decision?" button's help: what a click records, and what follows."""
+    from assistant.corrections import opposite_label
+
+    return (
+        f"Record that this message {opposite_label(decision)}; "
+        "the gate then decides messages like it that way."
+    )
+
+
+def you_corrected(correction: Correction) -> str:
+    """Under a badge the user already corrected: what they said of it."""
+    from assistant.corrections import verdict
+
+    return f"you corrected this: {verdict(correction)}"

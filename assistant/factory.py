@@ -23,6 +23,7 @@ from assistant.wiring import GateShelf, Wiring, needs_a_model
 if TYPE_CHECKING:  # the store imports Chroma: only building one pays for it
     from assistant.llm_trust import LlmTrust
     from assistant.local_model import LocalModel, ModelStatus
+    from memory.corrections import CorrectionBook
     from memory.store import MemoryStore
 
 _log = logging.getLogger(__name__)
@@ -62,6 +63,11 @@ class Assistant:
     def client(self) -> Any:
         """The anthropic client in use, or None when replies come from offline parts."""
         return self._wiring.client
+
+    @property
+    def corrections(self) -> CorrectionBook | None:
+        """The user's corrections of the gate (issue 23), which every judging gate consults."""
+        return self._wiring.corrections
 
     @property
     def offline_reason(self) -> str | None:
@@ -134,14 +140,20 @@ class Assistant:
         """The offline parts, keeping the store and every gate that runs without a model."""
         old = self._wiring
         built = old.gates.built() if old.gates is not None else {}
-        gates = GateShelf.for_settings(self.settings, None, built)
+        gates = GateShelf.for_settings(self.settings, None, built, old.corrections)
         gate = old.pipeline.gate
         if gate.name not in gates.modes:
             gate = gates.get("local")
         pipeline = old.pipeline.with_(
             gate=gate, responder=OfflineResponder(), capturer=Capturer(self.store)
         )
-        return Wiring(pipeline=pipeline, client=None, gates=gates, offline_reason=reason)
+        return Wiring(
+            pipeline=pipeline,
+            client=None,
+            gates=gates,
+            offline_reason=reason,
+            corrections=old.corrections,
+        )
 
     def _swap(self, wiring: Wiring) -> None:
         """Replace the snapshot whole; a second fallback racing the first changes nothing."""
@@ -237,9 +249,19 @@ def build_assistant(settings: Settings | None = None, *, seed_if_empty: bool = T
     mode = settings.gate_mode
     if mode not in modes_for(client is not None):
         mode = "local"
-    gates = GateShelf.for_settings(settings, client)
+    # One book per process, on the store's own Chroma client: every gate shares it.
+    from assistant.corrections import open_corrections
+
+    corrections = open_corrections(store)
+    gates = GateShelf.for_settings(settings, client, corrections=corrections)
     pipeline = Pipeline(gate=gates.get(mode), store=store, responder=responder, capturer=capturer)
-    wiring = Wiring(pipeline=pipeline, client=client, gates=gates, offline_reason=offline_reason)
+    wiring = Wiring(
+        pipeline=pipeline,
+        client=client,
+        gates=gates,
+        offline_reason=offline_reason,
+        corrections=corrections,
+    )
     assistant = Assistant(settings, store, wiring, local)
     if local is not None:
         local.on_ready(assistant.warm_llm_gate)

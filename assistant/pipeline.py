@@ -224,8 +224,13 @@ class Pipeline:
         on_text: TextCallback | None = None,
         on_decision: Callable[[GateDecision], None] | None = None,
         variant: Variant = Variant.GATED,
+        decision: GateDecision | None = None,
     ) -> Turn:
-        """Gate, search only if the gate says so, and stream the reply. Never raises."""
+        """Gate, search only if the gate says so, and stream the reply. Never raises.
+
+        `decision`, when given, is used instead of asking the gate (a re-run after the user
+        corrected a skip): the gate and the vocabulary rule are not consulted.
+        """
         started = self._clock()
         notice = None
         if len(message) > MAX_MESSAGE_CHARS:
@@ -234,9 +239,10 @@ class Pipeline:
                 f"only the first {MAX_MESSAGE_CHARS:,} were used."
             )
             message = message[:MAX_MESSAGE_CHARS]
-        decision = _decide(gate or self.gate, message)
-        if self.vocabulary:
-            decision = self._with_vocabulary(decision, message)
+        if decision is None:
+            decision = _decide(gate or self.gate, message)
+            if self.vocabulary:
+                decision = self._with_vocabulary(decision, message)
         if decision.truncated and notice is None:
             notice = "The gate judged only the start of this long message."
         if on_decision is not None:

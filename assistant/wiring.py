@@ -18,6 +18,7 @@ from assistant.pipeline import Pipeline
 if TYPE_CHECKING:
     from assistant.config import Settings
     from assistant.gate import Gate
+    from memory.corrections import CorrectionBook
 
 
 def needs_a_model(mode: str) -> GateConfigError:
@@ -58,11 +59,21 @@ class GateShelf:
 
     @classmethod
     def for_settings(
-        cls, settings: Settings, client: Any, built: Mapping[str, Gate] | None = None
+        cls,
+        settings: Settings,
+        client: Any,
+        built: Mapping[str, Gate] | None = None,
+        corrections: CorrectionBook | None = None,
     ) -> GateShelf:
-        """The shelf of every mode that can run with `client` (None: offline modes only)."""
+        """The shelf of every mode that can run with `client` (None: offline modes only).
+
+        With `corrections`, every judging gate it builds consults the user's corrections
+        first (issue 23); the rule modes (always, never, length) come back unwrapped.
+        """
+        from assistant.corrected_gate import with_corrections
+
         return cls(
-            lambda mode: build_gate(mode, settings, client),
+            lambda mode: with_corrections(build_gate(mode, settings, client), corrections),
             modes_for(client is not None),
             built,
         )
@@ -76,6 +87,7 @@ class Wiring:
     client: Any = None  # the anthropic client; None when replies come from offline parts
     gates: GateShelf | None = None
     offline_reason: str | None = None  # why replies come from the offline responder
+    corrections: CorrectionBook | None = None  # the user's corrections its gates consult
 
     @property
     def offline(self) -> bool:

@@ -631,6 +631,11 @@ class MemoryStore:
         return _location(self._client)[1]
 
     @property
+    def server(self) -> tuple[str, int] | None:
+        """(host, port) of the Chroma server this store talks to; None for a folder."""
+        return self._server
+
+    @property
     def client(self) -> Any:
         """The Chroma client (corrections keep their own collection on the same one)."""
         return self._client

@@ -157,3 +157,41 @@ def test_nothing_leaves_the_machine_and_memory_links_stay_text(
     assert away == [], away
     live = [h for h in hrefs if "127.0.0.1:9" in h or "example.com" in h]
     assert live == [], live
+
+
+def test_a_wrong_skip_is_corrected_rerun_with_memory_and_a_rewording_follows_it(
+    browser_ready: None, tmp_path: Path
+) -> None:
+    # Issue 23, as a presenter does it: the gate skips a message whose answer is in memory,
+    # one click on "Wrong decision?" answers it again with memory as a new turn, and a
+    # rewording is then decided by the correction. Offline: the local gate, and the offline
+    # responder, which quotes the memories it was given.
+    wrong_skip = "Where do I play basketball?"  # the local gate skips it
+    rewording = "Where is it that I play basketball?"  # and this, until corrected
+    chat = ".stChatMessage"
+    with chromium_page() as page, running_app(tmp_path / "memories") as app:
+        try:
+            page.goto(app.url)
+            wait_usable(page)
+            send(page, wrong_skip)
+            assert "SKIPPED" in badge_texts(page, 1)[0]
+            page.get_by_role("button", name="Wrong decision?").click()
+            badges = badge_texts(page, 2)
+            assert "RETRIEVED" in badges[1]
+            rerun = page.locator(chat).nth(3)
+            rerun.get_by_text("re-run after your correction").wait_for()
+            rerun.get_by_text("Mission Playground").first.wait_for()  # quoted from memory
+            page.locator(chat).nth(1).get_by_text("you corrected this").wait_for()
+            page.locator("[data-testid=stSidebar]").get_by_text("Corrections (1)").wait_for()
+
+            wait_idle(page)
+            send(page, rewording)
+            assert "RETRIEVED" in badge_texts(page, 3)[2]
+            decided = page.locator(chat).nth(5)
+            decided.get_by_text("decided by your correction").wait_for()
+            assert wrong_skip.rstrip("?") in decided.inner_text()
+            users = [page.locator(chat).nth(i).inner_text().strip() for i in (0, 2, 4)]
+            assert [u.splitlines()[-1] for u in users] == [wrong_skip, wrong_skip, rewording]
+        except Exception:
+            print(app.log_tail())
+            raise

@@ -12,10 +12,10 @@ from assistant.capture import Capturer
 from assistant.chat import Chat, Exchange, ReplyHooks, TurnOptions
 from assistant.config import Settings
 from assistant.factory import Assistant
-from assistant.gate import LlmGate, always_gate, never_gate
+from assistant.gate import GateDecision, LlmGate, Method, always_gate, never_gate
 from assistant.local_model import ModelState, ModelStatus
 from assistant.offline import OfflineResponder
-from assistant.pipeline import MAX_MESSAGE_CHARS, Pipeline, Variant
+from assistant.pipeline import MAX_MESSAGE_CHARS, Pipeline, Turn, Variant
 from assistant.respond import ModelResponder, ReplySource
 from assistant.wiring import GateShelf, Wiring
 from tests.fakes import ListSearch, ScriptedModel, prompt_of
@@ -232,3 +232,147 @@ def test_an_exchange_record_lists_its_turns(history: tuple[str, ...], search: Li
     past: list[Exchange] = [chat.answer(m) for m in history]
     exchange = chat.answer("What's 2+2?", past, TurnOptions(compare=True))
     assert exchange.turns == (exchange.gated, exchange.always)
+
+
+# ---- a re-run after the user corrected a skip (issue 23) ------------------------------
+
+WRONG_SKIP = "Where do I play basketball?"
+BASKETBALL = "I play pickup basketball at Mission Playground on Sunday afternoons."
+
+
+@dataclass
+class _Correction:
+    """The parts of memory.corrections.Correction a re-run reads (no Chroma here)."""
+
+    id: str
+    message: str
+    retrieve: bool
+    gate: str = ""
+
+
+@dataclass
+class _Book:
+    """A CorrectionBook that only records: what Chat.correct writes to."""
+
+    user_id: str = "me"
+    added: list[_Correction] = field(default_factory=list)
+
+    def add(self, message: str, retrieve: bool, *, gate: str = "", reason: str = "") -> Any:
+        self.added.append(_Correction(f"c{len(self.added)}", message, retrieve, gate))
+        return self.added[-1]
+
+
+@dataclass
+class _SkippingGate:
+    """A judging gate that skips everything and counts how often it was asked."""
+
+    name: str = "local"
+    asked: list[str] = field(default_factory=list)
+
+    def decide(self, message: str) -> GateDecision:
+        self.asked.append(message)
+        return GateDecision(False, "", "general question", Method.LOCAL, gate=self.name)
+
+
+def _correcting_chat(model: ScriptedModel, search: ListSearch) -> tuple[Chat, _SkippingGate]:
+    gate = _SkippingGate()
+    search.remember(BASKETBALL)
+    pipeline = Pipeline(
+        gate=gate,  # type: ignore[arg-type]
+        store=search,  # type: ignore[arg-type]
+        responder=ModelResponder(model, "chat"),
+        capturer=Capturer(search, model, "gate"),  # type: ignore[arg-type]
+    )
+    wiring = Wiring(pipeline=pipeline, corrections=_Book())  # type: ignore[arg-type]
+    return Chat(lambda: wiring), gate
+
+
+def test_a_forced_decision_never_asks_the_gate(model: ScriptedModel, search: ListSearch) -> None:
+    model.script = _script([])
+    chat, gate = _correcting_chat(model, search)
+    first = chat.answer(WRONG_SKIP)
+    assert not first.gated.decision.retrieve and gate.asked == [WRONG_SKIP]
+    rerun = chat.correct(first.gated)
+    assert rerun is not None and rerun.corrects == first.gated.id
+    assert rerun.decision.retrieve and rerun.decision.method is Method.CORRECTION
+    model.calls.clear()
+    again = chat.answer(rerun, [first])
+    assert gate.asked == [WRONG_SKIP]  # the user decided: the gate was not asked again
+    assert again.message == WRONG_SKIP and again.gated.decision is rerun.decision
+    assert any(m.text == BASKETBALL for m in again.gated.memories)
+    assert again.gated.capture is None and not model.prompts(CAPTURE)  # captured the first time
+
+
+def test_correcting_a_retrieve_asks_for_no_rerun(model: ScriptedModel, search: ListSearch) -> None:
+    chat = Chat.fixed(Pipeline(gate=always_gate(), store=search, responder=OfflineResponder()))  # type: ignore[arg-type]
+    retrieved = Turn(WRONG_SKIP, GateDecision(True, "x", "personal", Method.LOCAL, gate="local"))
+    with pytest.raises(ValueError, match="no corrections"):
+        chat.correct(retrieved)  # a fixed chat keeps none
+    chat, _ = _correcting_chat(model, search)
+    assert chat.correct(retrieved) is None
+
+
+def test_a_rerun_leaves_the_corrected_answer_out_of_the_history(
+    model: ScriptedModel, search: ListSearch
+) -> None:
+    model.script = _script([])
+    chat, _ = _correcting_chat(model, search)
+    earlier = chat.answer("What's 2+2?", options=TurnOptions(capture=False))
+    wrong = chat.answer(WRONG_SKIP, [earlier], TurnOptions(capture=False))
+    rerun = chat.correct(wrong.gated)
+    assert rerun is not None
+    model.calls.clear()
+    chat.answer(rerun, [earlier, wrong])
+    (reply,) = [c for c in model.calls if GATE not in prompt_of(c)]
+    users = [prompt_of({"messages": [m]}) for m in reply["messages"] if m["role"] == "user"]
+    # The earlier exchange and the re-run's own message: the wrong answer is not shown again.
+    assert len(users) == 2 and "2+2" in users[0] and WRONG_SKIP in users[1]
+    assert sum(m["role"] == "assistant" for m in reply["messages"]) == 1
+
+
+def test_a_rerun_in_compare_mode_forces_only_the_gated_twin(
+    model: ScriptedModel, search: ListSearch
+) -> None:
+    model.script = _script([])
+    chat, gate = _correcting_chat(model, search)
+    both = TurnOptions(compare=True, capture=False)
+    first = chat.answer(WRONG_SKIP, options=both)
+    rerun = chat.correct(first.gated)
+    assert rerun is not None
+    again = chat.answer(rerun, [first], both)
+    assert again.always is not None and gate.asked == [WRONG_SKIP]
+    assert again.gated.variant is Variant.GATED and again.gated.decision is rerun.decision
+    assert again.always.variant is Variant.ALWAYS and again.always.decision.method is Method.RULE
+
+
+def test_the_shelf_wraps_judging_gates_and_not_rules(model: ScriptedModel) -> None:
+    from assistant.corrected_gate import CorrectedGate
+
+    book = _Book()
+    gates = GateShelf.for_settings(Settings(), model, corrections=book)  # type: ignore[arg-type]
+    llm = gates.get("llm")
+    assert isinstance(llm, CorrectedGate) and llm.book is book and llm.name == "llm"
+    for rule in ("always", "never", "length"):
+        assert not isinstance(gates.get(rule), CorrectedGate)
+    plain = GateShelf.for_settings(Settings(), model)
+    assert not isinstance(plain.get("llm"), CorrectedGate)
+
+
+def test_the_offline_fallback_keeps_the_corrections(
+    model: ScriptedModel, search: ListSearch
+) -> None:
+    from assistant.corrected_gate import CorrectedGate
+
+    book = _Book()
+    settings = Settings(gate_mode="llm", base_url="http://127.0.0.1:1")
+    gates = GateShelf.for_settings(settings, model, corrections=book)  # type: ignore[arg-type]
+    pipeline = Pipeline(gate=gates.get("never"), store=search, responder=OfflineResponder())  # type: ignore[arg-type]
+    local = _LocalModel()
+    wiring = Wiring(pipeline=pipeline, client=model, gates=gates, corrections=book)  # type: ignore[arg-type]
+    assistant = Assistant(settings, search, wiring, local)  # type: ignore[arg-type]
+    assert isinstance(assistant.gate("llm"), CorrectedGate)
+    local.status = ModelStatus(ModelState.FAILED, error="bad file")
+    assert (assistant.prepare_turn() or "").startswith("Answering offline")
+    after = assistant.wiring
+    assert after.offline and after.corrections is book and assistant.corrections is book
+    assert after.gates is not None and after.gates.built().keys() == {"never"}

@@ -10,6 +10,8 @@ import pytest
 from assistant.eval.gate_eval import read_rows
 from memory.__main__ import main
 
+pytestmark = pytest.mark.chroma  # every command opens a real store (as in test_memory_cli)
+
 
 def cli(capsys: pytest.CaptureFixture[str], folder: Path, *args: str) -> tuple[int, str, str]:
     """Run `corrections ...` in-process against `folder` for user 'cli'."""

@@ -83,3 +83,23 @@ def test_two_processes_on_one_server_see_each_others_corrections(server, tmp_pat
     time.sleep(0.01)
     back = gate.decide(rewording)
     assert not back.retrieve and back.method is Method.LOCAL
+
+
+@pytest.mark.timeout(300)
+def test_a_server_that_went_away_is_the_stores_one_error(tmp_path, monkeypatch):
+    from assistant.corrections import open_corrections
+    from memory.records import MemoryStoreError
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    server = ChromaServer(tmp_path / "srv").start()
+    try:
+        book = open_corrections(MemoryStore.http(server.host, server.port, "srv-gone"))
+        kept = book.add("Where do I play basketball?", True)
+        server.stop()
+        where = f"{server.host}:{server.port}"
+        # What the sidebar's list and delete button call: one readable error, not httpx's.
+        for call in (book.count, lambda: book.delete(kept.id)):
+            with pytest.raises(MemoryStoreError, match=f"server at {where} is not answering"):
+                call()
+    finally:
+        server.stop()
