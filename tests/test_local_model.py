@@ -312,7 +312,7 @@ def test_the_app_runs_on_the_local_model_with_no_key(
         assert control.value == "local" and {"llm", "cascade"} <= set(control.options)
         at.chat_input[0].set_value("Tell me a joke").run()
         assert not at.exception, [e.value for e in at.exception]
-        turn = at.session_state["turns"][0]
+        turn = at.session_state["exchanges"][0].gated
         assert turn.reply_source == "model" and turn.reply.strip()
         # Unseeded, the 135M model now and then rambles to max_tokens (about 1 run in 10):
         # that is its quality, not the plumbing. Any other error fails the test.
