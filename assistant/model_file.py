@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from assistant.config import cache_home
+
 DEFAULT_MODEL_NAME = "Qwen2.5-Coder-1.5B-Instruct"
 DEFAULT_MODEL_FILE = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 DEFAULT_MODEL_SIZE = 1_117_320_768
@@ -49,8 +51,7 @@ class GgufInfo:
 
 def default_cache_dir() -> Path:
     """Where assembled models live: $XDG_CACHE_HOME/memory-gate/models (or ~/.cache/...)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
-    return Path(base) / "memory-gate" / "models"
+    return cache_home() / "memory-gate" / "models"
 
 
 def part_paths() -> list[Path]:
