@@ -432,7 +432,7 @@ def test_records_import_without_chroma_and_memory_never_imports_assistant():
         "import sys\n"
         "from memory.records import Memory, MemoryStoreError\n"
         "assert 'chromadb' not in sys.modules and 'numpy' not in sys.modules\n"
-        "import memory.store, memory.__main__, memory.persona, memory.worker\n"
+        "import memory.store, memory.__main__, memory.persona\n"
         "assert not [m for m in sys.modules if m.split('.')[0] == 'assistant'], 'assistant'\n"
     )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True)

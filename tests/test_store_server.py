@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memory.server import ChromaServer, chroma_executable
+from bench.chroma_server import ChromaServer, chroma_executable
 from memory.keyword import KeywordIndexes
 from memory.persona import seed_demo
 from memory.store import MemoryStore
