@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from memory.lexical import tokenize
+from memory.tokens import tokenize
 
 # Tuned on LoCoMo conv-26 and checked on all ten conversations (docs/memory.md).
 DENSE_WEIGHT = 0.5

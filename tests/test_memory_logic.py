@@ -13,9 +13,10 @@ import pytest
 
 from memory.facts import NEGATION, normalise, same_fact, text_id
 from memory.folder_lock import LOCK_FILE, FolderInUseError, FolderLocks
-from memory.lexical import BM25Index, tokenize
+from memory.lexical import BM25Index
 from memory.records import MemoryStoreError, to_memory, validate_metadata
 from memory.scoring import DENSE_WEIGHT, coverage, rank
+from memory.tokens import tokenize
 
 ROOT = Path(__file__).resolve().parents[1]
 
