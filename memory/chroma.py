@@ -104,13 +104,16 @@ def persistent_client(folder: Path) -> Any:
     try:
         return chromadb.PersistentClient(path=str(folder))
     except Exception as exc:
-        raise damaged(folder, exc) from exc
+        error = damaged(folder, exc)
+        if error is None:
+            raise
+        raise error from exc
 
 
-def damaged(folder: Path, exc: Exception) -> Exception:
-    """`exc`, or the one message for a damaged chroma.sqlite3 when that is what it says."""
+def damaged(folder: Path, exc: Exception) -> MemoryStoreError | None:
+    """The one message for a damaged chroma.sqlite3 when `exc` says so; else None."""
     if not any(sign in str(exc) for sign in DAMAGED):
-        return exc
+        return None
     return MemoryStoreError(
         f"The memory folder {folder} holds a damaged Chroma database ({exc}), for "
         "example a file written over chroma.sqlite3. Nothing was changed. Move the "

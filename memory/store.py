@@ -8,11 +8,13 @@ is read from Chroma in that call. The ideas behind the facade live beside it:
     keyword.py      the keyword index, following the change journal (journal.py)
     folder_lock.py  one process per embedded folder
     chroma.py       where a client's data lives, server errors, query retries
+    writes.py       the write rules: the same fact said twice is one memory
     importer.py     import by the rules of remember()
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 import time
@@ -70,8 +72,6 @@ def collection_name(user_id: str) -> str:
     """The Chroma collection that holds `user_id`'s memories."""
     # A readable slug for people browsing the folder, plus a hash so that two user ids
     # that slug the same ("Ann B", "ann-b") never share a collection.
-    import hashlib
-
     slug = re.sub(r"[^a-z0-9]+", "-", user_id.lower()).strip("-")[:40] or "user"
     digest = hashlib.sha256(user_id.encode()).hexdigest()[:10]
     return f"memories-{slug}-{digest}"
@@ -155,7 +155,10 @@ class MemoryStore:
         try:
             return cls(client, user_id, **kw)
         except Exception as exc:
-            raise chroma.damaged(folder, exc) from exc
+            error = chroma.damaged(folder, exc)
+            if error is None:
+                raise
+            raise error from exc
 
     @classmethod
     def http(cls, host: str, port: int, user_id: str = "demo", **kw: Any) -> MemoryStore:

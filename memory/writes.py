@@ -69,7 +69,8 @@ class Writes:
         vector: np.ndarray,
         old: dict[str, Any],
         user_meta: dict[str, MetadataValue],
-    ) -> None:
+    ) -> dict[str, Any]:
+        """Write `text` over memory `mid`, keeping its metadata plus `user_meta`."""
         merged = {
             **old,
             **user_meta,
@@ -80,6 +81,7 @@ class Writes:
             ids=[mid], documents=[text], embeddings=[vector.tolist()], metadatas=[merged]
         )
         self.keywords.changed([mid], [text])
+        return merged
 
     def _insert_locked(
         self, text: str, vector: np.ndarray, user_meta: dict[str, MetadataValue], source: str
@@ -199,15 +201,7 @@ class Writes:
             got = self.collection.get(ids=[id], include=["metadatas"])
             if not got["ids"]:
                 raise MemoryStoreError(f"No memory with id {id!r} for user {self.user_id!r}")
-            meta = {
-                **(got["metadatas"][0] or {}),
-                f"{RESERVED}updated_at": self.now(),
-                FLAG: instruction_flag(text) or "",
-            }
-            self.collection.update(
-                ids=[id], documents=[text], embeddings=[vector.tolist()], metadatas=[meta]
-            )
-            self.keywords.changed([id], [text])
+            meta = self._merge_locked(id, text, vector, dict(got["metadatas"][0] or {}), {})
             return to_memory(id, text, meta)
 
     def delete(self, id: str) -> bool:
