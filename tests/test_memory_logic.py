@@ -144,3 +144,51 @@ def test_this_module_needs_neither_chroma_nor_onnx():
         "assert not {'chromadb', 'onnxruntime'} & set(sys.modules), 'heavy import'\n"
     )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True)
+
+
+# ---- the change journal, on a stand-in for Chroma's add-keeps-the-first-record rule --------
+
+
+class _Collection:
+    """What the journal uses of a Chroma collection: add keeps the first record of an id."""
+
+    def __init__(self) -> None:
+        self.id = "journal-1"
+        self.docs: dict[str, str] = {}
+
+    def add(self, ids: list[str], embeddings: object, documents: list[str]) -> None:
+        for i, doc in zip(ids, documents, strict=True):
+            self.docs.setdefault(i, doc)
+
+    def get(self, ids: list[str], include: object) -> dict[str, list[str]]:
+        found = [i for i in ids if i in self.docs]
+        return {"ids": found, "documents": [self.docs[i] for i in found]}
+
+    def count(self) -> int:
+        return len(self.docs)
+
+
+class _Client:
+    def __init__(self) -> None:
+        self.collections: dict[str, _Collection] = {}
+
+    def get_or_create_collection(self, name: str, **_: object) -> _Collection:
+        return self.collections.setdefault(name, _Collection())
+
+
+def test_two_writers_number_journal_entries_without_gaps_or_overlap():
+    from memory.journal import Journal
+
+    client = _Client()
+    a, b = Journal(client, "memories-x"), Journal(client, "memories-x")
+    assert a.append(["m1"]) == 0
+    # b starts from a stale guess: entry 0 is taken, so its entry becomes 1.
+    assert b.append(["m2"], start=0) == 1
+    assert a.append(None) == 2
+    entries = b.read(0, 3)
+    assert [(e.seq, e.ids, e.clear) for e in entries] == [
+        (0, ("m1",), False),
+        (1, ("m2",), False),
+        (2, (), True),
+    ]
+    assert b.read(2, 5) == entries[2:]  # stops at the first entry not written yet
