@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -48,3 +49,26 @@ def as_encoder(embedding: Any) -> Encoder:
     if callable(embedding):
         return CallableEncoder(embedding)
     raise MemoryStoreError("embedding must be a MiniLM-like encoder or an embedding function")
+
+
+class Warming:
+    """Loads an encoder's model on a thread started at once; wait() joins it."""
+
+    def __init__(self, model: Encoder) -> None:
+        self._error: BaseException | None = None
+        # Not a daemon: a process that exits while onnxruntime is still loading aborts
+        # ("terminate called without an active exception"), so exit waits for the load.
+        self._thread = threading.Thread(target=self._run, args=(model,), daemon=False)
+        self._thread.start()
+
+    def _run(self, model: Encoder) -> None:
+        try:
+            model.warm()
+        except BaseException as exc:  # noqa: BLE001 - re-raised by wait() in the caller
+            self._error = exc
+
+    def wait(self) -> None:
+        """Block until the load has finished; raise what it raised."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error

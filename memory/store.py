@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -28,7 +27,7 @@ from chromadb.api.types import EmbeddingFunction
 from memory import chroma
 from memory.chroma import Neighbour, server_errors
 from memory.embeddings import MiniLMEmbeddingFunction
-from memory.encoder import as_encoder
+from memory.encoder import Warming, as_encoder
 from memory.facts import same_fact
 from memory.folder_lock import FolderInUseError, FolderLocks
 from memory.importer import ImportResult
@@ -77,6 +76,16 @@ def collection_name(user_id: str) -> str:
     return f"memories-{slug}-{digest}"
 
 
+def snapshot_path(where: chroma.Location, name: str, cache_dir: Path | None) -> Path | None:
+    """Where collection `name`'s keyword index is saved: in its folder, or the cache."""
+    if where.folder is not None:
+        return where.folder / INDEX_DIR / f"{name}.bm25"
+    if cache_dir is None or where.server is None:
+        return None  # no cache folder given: the index is rebuilt on each open
+    host, port = where.server
+    return cache_dir / f"{host}-{port}" / f"{name}.bm25"
+
+
 def release_folder(folder: Path | str) -> None:
     """Let other processes open `folder` again; this process must not use its stores after."""
     path = Path(folder).resolve()
@@ -118,22 +127,12 @@ class MemoryStore:
         )
         self._name = collection_name(user_id)
         # Load the model while Chroma opens: on a cold start the two take about as long.
-        # Not a daemon: a process that exits while onnxruntime is still loading aborts
-        # ("terminate called without an active exception"), so exit waits for the load.
-        self._warm_error: BaseException | None = None
-        self._warming = threading.Thread(target=self._warm_in_background, daemon=False)
-        self._warming.start()
+        self._warming = Warming(self._model)
         self.location = chroma.location(client)
         folder = self.location.folder
         exclusive = FOLDER_LOCKS.claim(folder) if folder is not None else False
         self._collection = chroma.open_collection(client, self._name, user_id, self._ef)
-        if folder is not None:
-            snapshot: Path | None = folder / INDEX_DIR / f"{self._name}.bm25"
-        elif cache_dir is not None:
-            host, port = self.location.server or ("", 0)
-            snapshot = cache_dir / f"{host}-{port}" / f"{self._name}.bm25"
-        else:
-            snapshot = None  # no cache folder given: the index is rebuilt on each open
+        snapshot = snapshot_path(self.location, self._name, cache_dir)
         self._keywords = (indexes or KEYWORD_INDEXES).get(
             (self.location.key, self._name),
             lambda: KeywordIndex(
@@ -216,17 +215,9 @@ class MemoryStore:
         """This collection's keyword index in this process (every store of it shares one)."""
         return self._keywords
 
-    def _warm_in_background(self) -> None:
-        try:
-            self._model.warm()
-        except BaseException as exc:  # noqa: BLE001 - re-raised by warm() in the caller
-            self._warm_error = exc
-
     def warm(self) -> None:
         """Load the embedding model once (open started it), so the first search is fast."""
-        self._warming.join()
-        if self._warm_error is not None:
-            raise self._warm_error
+        self._warming.wait()
         self._model.warm()
 
     def embed(self, texts: list[str]) -> np.ndarray:
