@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from assistant.llm import MessagesApi, ModelCallError, json_span
 from assistant.text import Label
+from memory.facts import NEGATION as _NEGATION
 from memory.injection import instruction_flag
 from memory.records import MemoryStoreError
 
@@ -69,7 +70,6 @@ _ASKS = re.compile(
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"\d+(?:[.:,]\d+)*")
-_NEGATION = re.compile(r"\b(?:not|no|never|nobody|nothing|none|cannot)\b|n't\b|n’t\b", re.I)
 _DIGIT_EDGE = re.compile(r"(?<=\d)(?=[A-Za-z])|(?<=[A-Za-z])(?=\d)")  # "7:30pm" -> "7:30 pm"
 # Words a model adds when it rewrites a statement as a fact ("The user's name is…").
 _FACT_GLUE = frozenset({"user", "name", "named", "call", "called"})

@@ -43,6 +43,12 @@ def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
     raise SettingsError(f"{name} must be true or false, got {raw!r}")
 
 
+def cache_home(env: Mapping[str, str] | None = None) -> Path:
+    """The user's cache folder: $XDG_CACHE_HOME, else ~/.cache."""
+    env = os.environ if env is None else env
+    return Path(env.get("XDG_CACHE_HOME", "").strip() or Path.home() / ".cache")
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything configurable. Build with `Settings.from_env()`."""
@@ -63,6 +69,7 @@ class Settings:
     # "" = the default GGUF (assembled from its registry parts), a path to any GGUF, or "off".
     local_model: str = ""
     model_cache_dir: Path | None = None  # None: ~/.cache/memory-gate/models
+    cache_home: Path = Path.home() / ".cache"  # $XDG_CACHE_HOME
     # Set when this process runs its own llama.cpp server: its native API (grammar,
     # token probabilities) is then used for the LLM gate. Never read from the environment.
     native_url: str | None = None
@@ -154,4 +161,5 @@ class Settings:
             if (cache := env.get("MEMGATE_MODEL_CACHE", "").strip())
             else None,
             eval_dir=Path(data) if (data := env.get("MEMGATE_EVAL_DIR", "").strip()) else None,
+            cache_home=cache_home(env),
         )

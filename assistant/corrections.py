@@ -131,4 +131,4 @@ def open_corrections(store: MemoryStore, encoder: MiniLM | None = None) -> Corre
     from assistant.corrected_gate import GateReader
     from memory.corrections import CorrectionBook
 
-    return CorrectionBook(store.client, store.user_id, GateReader(encoder), server=store.server)
+    return CorrectionBook(store.client, store.user_id, GateReader(encoder))

@@ -217,6 +217,7 @@ def open_store(settings: Settings) -> MemoryStore:
         host=settings.chroma_host,
         port=settings.chroma_port,
         min_similarity=settings.min_similarity,
+        cache_dir=settings.cache_home / "memory-gate",  # a server's keyword index is saved here
     )
 
 

@@ -21,7 +21,6 @@ import json
 import logging
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -32,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from assistant.child_server import ChildExited, end_process, free_port, wait_until_healthy
 from assistant.model_file import (
     ModelFileError,
     Progress,
@@ -79,25 +79,6 @@ class ModelStatus:
     def loading(self) -> bool:
         """True while the model file is being assembled or llama.cpp is loading it."""
         return self.state in (ModelState.ASSEMBLING, ModelState.LOADING)
-
-
-def free_port() -> int:
-    """A TCP port on loopback that nothing listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
-
-
-def end_process(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
-    """Stop a child process: SIGTERM, then SIGKILL if it is still there after `grace_s`."""
-    if proc.poll() is not None:
-        return
-    proc.terminate()
-    try:
-        proc.wait(timeout=grace_s)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=grace_s)
 
 
 def health(base_url: str, timeout: float = 2.0) -> bool:
@@ -255,17 +236,22 @@ class LocalModel:
             )  # fmt: skip
 
     def _wait_healthy(self) -> None:
-        deadline = time.monotonic() + self._start_timeout
-        while time.monotonic() < deadline:
-            proc = self._proc
-            if proc is None or proc.poll() is not None:
-                raise RuntimeError(
-                    f"llama.cpp exited while loading the model: {self.log_tail() or 'no output'}"
-                )
-            if health(self.base_url, timeout=1.0):
-                return
-            time.sleep(0.1)
-        raise TimeoutError(f"llama.cpp did not become ready in {self._start_timeout:.0f} s")
+        def running() -> bool:
+            proc = self._proc  # stop() may clear it from another thread
+            return proc is not None and proc.poll() is None
+
+        try:
+            wait_until_healthy(
+                running, lambda: health(self.base_url, timeout=1.0), self._start_timeout
+            )
+        except ChildExited:
+            raise RuntimeError(
+                f"llama.cpp exited while loading the model: {self.log_tail() or 'no output'}"
+            ) from None
+        except TimeoutError:
+            raise TimeoutError(
+                f"llama.cpp did not become ready in {self._start_timeout:.0f} s"
+            ) from None
 
     def log_tail(self, lines: int = 3) -> str:
         """The last lines the server wrote, for error messages."""

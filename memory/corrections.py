@@ -24,9 +24,12 @@ from typing import Any
 
 import numpy as np
 
+from memory import chroma
+from memory.chroma import server_errors
+from memory.facts import text_id
 from memory.journal import Journal
 from memory.records import MemoryStoreError, clean_created_at, clean_text
-from memory.store import _server_errors, collection_name, text_id
+from memory.store import collection_name
 
 # How a correction row is labelled when exported in the gate-eval format (read_rows).
 EXPORT_KIND = "correction"
@@ -97,7 +100,6 @@ class CorrectionBook:
         clock: Callable[[], float] = time.time,
         recheck_s: float = RECHECK_S,
         monotonic: Callable[[], float] = time.monotonic,
-        server: tuple[str, int] | None = None,
     ) -> None:
         if not isinstance(user_id, str) or not user_id.strip():
             raise MemoryStoreError("user_id must be a non-empty string")
@@ -107,7 +109,7 @@ class CorrectionBook:
         self._recheck_s = recheck_s
         self._monotonic = monotonic
         # On a Chroma server, "it went away" comes out as the store's one MemoryStoreError.
-        self._server = server
+        self.location = chroma.location(client)
         self._checked = -math.inf  # when the journal was last counted
         name = corrections_name(user_id)
         # No embedding function: the vectors are the gate's own reading of each message
@@ -148,7 +150,7 @@ class CorrectionBook:
         self._matrix = np.stack(vectors) if vectors else np.zeros((0, 0), dtype=np.float32)
         self._seen = count
 
-    @_server_errors
+    @server_errors
     def nearest(self, vector: np.ndarray) -> tuple[Correction, float] | None:
         """The correction most similar (cosine) to `vector`, with its similarity; None if none."""
         with self._lock:
@@ -173,7 +175,7 @@ class CorrectionBook:
         """Record the right decision for `message`; correcting it again replaces the old one."""
         return self.add_many([(message, retrieve, gate, reason, created_at)])[0]
 
-    @_server_errors
+    @server_errors
     def add_many(self, rows: Iterable[tuple[str, bool, str, str, str | None]]) -> list[Correction]:
         """Record many (message, retrieve, gate, reason, created_at): one embedding batch."""
         made: dict[str, Correction] = {}
@@ -207,7 +209,7 @@ class CorrectionBook:
         self._stale()
         return records
 
-    @_server_errors
+    @server_errors
     def delete(self, cid: str) -> bool:
         """Forget one correction; False when there was none with that id."""
         if not self._collection.get(ids=[cid], include=[])["ids"]:
@@ -224,21 +226,21 @@ class CorrectionBook:
 
     # ---- reads --------------------------------------------------------------------
 
-    @_server_errors
+    @server_errors
     def get(self, cid: str) -> Correction | None:
         """One correction by id, or None."""
         with self._lock:
             self._refresh_locked()
             return next((c for c in self._items if c.id == cid), None)
 
-    @_server_errors
+    @server_errors
     def list(self) -> list[Correction]:
         """Every correction, newest first."""
         with self._lock:
             self._refresh_locked()
             return sorted(self._items, key=lambda c: c.created_at, reverse=True)
 
-    @_server_errors
+    @server_errors
     def count(self) -> int:
         """How many corrections the user has."""
         return int(self._collection.count())

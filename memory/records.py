@@ -142,3 +142,30 @@ def check_source(source: object) -> str:
     if source not in SOURCES:
         raise MemoryStoreError(f"source must be one of {', '.join(SOURCES)}, got {source!r}")
     return str(source)
+
+
+# Set on a memory that reads like an instruction to the assistant (memory/injection.py).
+FLAG = f"{RESERVED}flag"
+
+
+def iso(ts: float) -> str:
+    """A Unix time as the ISO-8601 form the store keeps (UTC, microseconds)."""
+    return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(timespec="microseconds")
+
+
+def to_memory(
+    mid: str, doc: str | None, meta: Mapping[str, Any] | None, similarity: float | None = None
+) -> Memory:
+    """A Memory from a Chroma row: the user's metadata apart from the store's own fields."""
+    meta = dict(meta or {})
+    # Sorted: Chroma does not keep key order, and exports should be byte-for-byte stable.
+    user = {k: meta[k] for k in sorted(meta) if not k.startswith(RESERVED)}
+    return Memory(
+        id=mid,
+        text=doc or "",
+        similarity=similarity,
+        created_at=str(meta.get(f"{RESERVED}created_at", "")),
+        source=str(meta.get(f"{RESERVED}source", "typed")),
+        metadata=user,
+        flag=str(meta.get(FLAG) or "") or None,
+    )

@@ -10,7 +10,6 @@ import contextlib
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -20,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assistant.local_model import end_process
+from assistant.child_server import end_process, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM_ARGS = [
@@ -57,13 +56,6 @@ def browser_missing() -> str | None:
     if chromium_path() is None:
         return "Debian's chromium is not installed (apt-get install -y chromium)"
     return None
-
-
-def free_port() -> int:
-    """A TCP port nobody listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @dataclass

@@ -14,8 +14,8 @@ import pytest
 from assistant.corrected_gate import GateReader, with_corrections
 from assistant.gate import Method
 from assistant.local_gate import shared_local_gate
+from bench.chroma_server import ChromaServer, chroma_executable
 from memory.corrections import CorrectionBook
-from memory.server import ChromaServer, chroma_executable
 from memory.store import MemoryStore
 
 pytestmark = pytest.mark.server

@@ -126,6 +126,6 @@ def test_eight_threads_writing_and_searching_lose_nothing(tmp_path):
     assert store.count() == 8 * per_thread
     assert all(store.get(i) is not None for i in all_ids[::37])
     # The lexical half of the hybrid index saw every write too.
-    assert len(store._lex.index) == store.collection.count() == 8 * per_thread
+    assert len(store.keywords) == store.collection.count() == 8 * per_thread
     probe = store.get(all_ids[-1])
     assert store.search(probe.text, k=1)[0].id == probe.id

@@ -227,7 +227,7 @@ def test_export_never_replaces_a_file_without_force(tmp_path, capsys):
 
 
 def test_export_writes_a_temporary_file_then_renames_it(tmp_path, capsys, monkeypatch):
-    import memory.__main__ as cli_module
+    import memory.transfer as transfer  # where the CLI's export is written
 
     folder, target = tmp_path / "mem", tmp_path / "out.jsonl"
     cli(capsys, folder, "add", "A fact to export")
@@ -236,7 +236,7 @@ def test_export_writes_a_temporary_file_then_renames_it(tmp_path, capsys, monkey
     def crash(src: str, dst: str) -> None:
         raise OSError("disk full")  # the process dies between writing and renaming
 
-    monkeypatch.setattr(cli_module.os, "replace", crash)
+    monkeypatch.setattr(transfer.os, "replace", crash)
     code, _, err = cli(capsys, folder, "export", str(target), "--force")
     assert code == 1 and "disk full" in err
     assert target.read_text() == "the previous export\n"  # untouched, not half-written

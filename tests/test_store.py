@@ -16,8 +16,9 @@ from chromadb.utils.embedding_functions import register_embedding_function
 from assistant.config import Settings
 from assistant.factory import open_store
 from memory import store as store_module
+from memory.facts import DUPLICATE_COSINE
 from memory.jsonl import read_jsonl
-from memory.lexical import BM25Index, tokenize
+from memory.keyword import KeywordIndexes
 from memory.persona import QUESTIONS_PATH, persona, seed_demo
 from memory.records import MAX_MEMORY_CHARS
 from memory.store import (
@@ -27,7 +28,6 @@ from memory.store import (
     MemoryStore,
     MemoryStoreError,
     collection_name,
-    same_fact,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -142,19 +142,11 @@ def test_near_duplicate_updates_the_existing_memory(store: MemoryStore):
 )
 def test_a_different_fact_above_the_duplicate_cosine_is_kept_apart(store, first, second):
     # The pair really is within the merge threshold: only the fact check keeps them apart.
-    a, b = store._embed([first, second])
-    assert float(a @ b) >= store_module.DUPLICATE_COSINE
+    a, b = store.embed([first, second])
+    assert float(a @ b) >= DUPLICATE_COSINE
     one, two = store.remember(first), store.remember(second)
     assert not two.merged and one.id != two.id
     assert sorted(m.text for m in store.list()) == sorted([first, second])
-
-
-def test_same_fact_compares_numbers_names_and_negations():
-    assert not same_fact("Dinner with Ben and Pepper", "Dinner with Sam and Pepper")
-    assert not same_fact("My PIN is 4821", "My PIN is 4822")
-    assert not same_fact("I like cilantro", "I don't like cilantro")
-    assert same_fact("Alex moved to Oakland", "alex moved to oakland.")
-    assert same_fact("I'm allergic to peanuts", "I am allergic to peanuts")
 
 
 def test_memory_record_fields(tmp_path: Path):
@@ -183,7 +175,7 @@ def test_update_delete_count_clear_keep_search_consistent(store: MemoryStore):
     updated = store.update(mid, "My locker number is 5522 at the climbing gym")
     assert updated.text.endswith("climbing gym") and updated.id == mid
     assert store.search("5522", k=1, min_similarity=-1)[0].id == mid
-    assert store._lex.index.search("4411") == []  # the old words are gone from the index
+    assert store.mentions(["4411"]) == []  # the old words are gone from the keyword index
     assert store.delete(other) is True
     assert store.delete(other) is False
     assert store.get(other) is None
@@ -195,50 +187,46 @@ def test_update_delete_count_clear_keep_search_consistent(store: MemoryStore):
     assert store.count() == 0 and store.search("locker", min_similarity=-1) == []
 
 
-def _fresh_process(monkeypatch: pytest.MonkeyPatch) -> None:
+def _fresh_process() -> dict[str, KeywordIndexes]:
     # What a new process starts with: no keyword index of any collection in memory.
-    monkeypatch.setattr(store_module, "_registry", {})
+    return {"indexes": KeywordIndexes()}
 
 
-def test_reopen_loads_the_saved_index_and_replays_later_writes(tmp_path: Path, monkeypatch):
+def test_reopen_loads_the_saved_index_and_replays_later_writes(tmp_path: Path):
     s = MemoryStore.persistent(tmp_path, "rebuild")  # saves the (empty) index on first open
     mid = s.add("The wifi password is on a sticky note: zebra-kettle-91")
     gone = s.add("The old gate code was 8080")
     s.delete(gone)
     snapshot = tmp_path / store_module.INDEX_DIR / f"{collection_name('rebuild')}.bm25"
     assert snapshot.exists()
-    _fresh_process(monkeypatch)
-    reopened = MemoryStore.persistent(tmp_path, "rebuild")
-    assert reopened._lex is not s._lex
+    reopened = MemoryStore.persistent(tmp_path, "rebuild", **_fresh_process())
+    assert reopened.keywords is not s.keywords
     assert reopened.search("zebra-kettle-91", k=1, min_similarity=-1)[0].id == mid
-    assert gone not in reopened._lex.index
+    assert gone not in reopened.keywords and reopened.mentions(["8080"]) == []
     # A saved index cut short is not trusted: the store rebuilds it from Chroma.
     snapshot.write_bytes(snapshot.read_bytes()[:-40])
-    _fresh_process(monkeypatch)
-    cut = MemoryStore.persistent(tmp_path, "rebuild")
+    cut = MemoryStore.persistent(tmp_path, "rebuild", **_fresh_process())
     assert cut.search("zebra-kettle-91", k=1, min_similarity=-1)[0].id == mid
     # Without a saved index the store rebuilds it from Chroma, and saves it again.
     snapshot.unlink()
-    _fresh_process(monkeypatch)
-    rebuilt = MemoryStore.persistent(tmp_path, "rebuild")
+    rebuilt = MemoryStore.persistent(tmp_path, "rebuild", **_fresh_process())
     assert rebuilt.search("zebra-kettle-91", k=1, min_similarity=-1)[0].id == mid
     assert snapshot.exists()
 
 
-def test_a_write_missing_from_the_journal_is_repaired_on_open(tmp_path: Path, monkeypatch):
+def test_a_write_missing_from_the_journal_is_repaired_on_open(tmp_path: Path):
     # As if a writer was killed after its Chroma write and before its journal entry.
     s = MemoryStore.persistent(tmp_path, "crash")
     s.add("First memory about kayaks")
-    vector = s._embed(["Orphan note: the violin is in the attic"])[0].tolist()
+    vector = s.embed(["Orphan note: the violin is in the attic"])[0].tolist()
     s.collection.add(
         ids=["orphan"],
         documents=["Orphan note: the violin is in the attic"],
         embeddings=[vector],
         metadatas=[{"mg:created_at": "2024-01-01T00:00:00+00:00", "mg:source": "typed"}],
     )
-    _fresh_process(monkeypatch)
-    reopened = MemoryStore.persistent(tmp_path, "crash")
-    assert "orphan" in reopened._lex.index
+    reopened = MemoryStore.persistent(tmp_path, "crash", **_fresh_process())
+    assert "orphan" in reopened.keywords and reopened.mentions(["violin"]) == ["violin"]
     assert reopened.search("violin attic", k=1)[0].id == "orphan"
 
 
@@ -246,9 +234,10 @@ def test_one_folder_spelled_two_ways_shares_one_index(tmp_path: Path, monkeypatc
     monkeypatch.chdir(tmp_path)
     a = MemoryStore.persistent("mem", "spell")
     b = MemoryStore.persistent(tmp_path / "mem" / ".." / "mem", "spell")
-    assert a._lex is b._lex
+    assert a.keywords is b.keywords
     mid = a.add("The bike lock code is 3141")
     assert b.search("bike lock code", k=1)[0].id == mid
+    assert b.mentions(["3141"]) == ["3141"]  # b's keyword index saw a's write at once
 
 
 def test_user_isolation(tmp_path: Path):
@@ -427,32 +416,6 @@ def test_persistence_across_two_processes(tmp_path: Path):
     assert found[0] == [mid, "My passport expires in February 2027", {"topic": "travel"}]
 
 
-# ---- the lexical index on its own ------------------------------------------------------------
-
-
-def test_tokenize_stems_and_drops_stopwords():
-    assert tokenize("When did Caroline go to the painting classes?") == [
-        "caroline",
-        "go",
-        "paint",
-        "class",
-    ]
-
-
-def test_bm25_index_add_remove_and_compaction():
-    index = BM25Index()
-    index.add_many((f"d{i}", f"common words plus token{i}") for i in range(300))
-    for i in range(200):
-        assert index.remove(f"d{i}")
-    assert len(index) == 100
-    assert index.search("token250", 1)[0][0] == "d250"
-    assert index.search("token5", 1) == []
-    index.add("d250", "replaced text")
-    assert index.search("token250", 1) == [] and index.search("replaced", 1)[0][0] == "d250"
-    top = index.search("common token260", 3)
-    assert top[0][0] == "d260" and top[0][2] == pytest.approx(1.0)
-
-
 def test_embedding_can_be_an_encoder_or_a_chroma_embedding_function(tmp_path: Path):
     from memory.embeddings import MiniLMEmbeddingFunction, shared_model
 
@@ -469,7 +432,7 @@ def test_records_import_without_chroma_and_memory_never_imports_assistant():
         "import sys\n"
         "from memory.records import Memory, MemoryStoreError\n"
         "assert 'chromadb' not in sys.modules and 'numpy' not in sys.modules\n"
-        "import memory.store, memory.__main__, memory.persona, memory.worker\n"
+        "import memory.store, memory.__main__, memory.persona\n"
         "assert not [m for m in sys.modules if m.split('.')[0] == 'assistant'], 'assistant'\n"
     )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from memory.server import ChromaServer, chroma_executable
-from memory.worker import Worker
+from bench.chroma_server import ChromaServer, chroma_executable
+from bench.store_worker import Worker
 
 pytestmark = pytest.mark.server
 

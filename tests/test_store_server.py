@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from memory import store as store_module
+from bench.chroma_server import ChromaServer, chroma_executable
+from memory.keyword import KeywordIndexes
 from memory.persona import seed_demo
-from memory.server import ChromaServer, chroma_executable
 from memory.store import MemoryStore
 
 pytestmark = pytest.mark.server
@@ -58,13 +58,16 @@ def test_users_are_isolated_on_the_server(server):
     assert bob.count() == 0 and alice.count() == 1
 
 
-def test_a_new_client_loads_the_saved_index_and_the_later_writes(server, monkeypatch):
+def test_a_new_client_loads_the_saved_index_and_the_later_writes(server, tmp_path):
     host, port, _ = server
-    first = MemoryStore.http(host, port, "srv-rebuild")
+    cache = tmp_path / "cache"
+    first = MemoryStore.http(host, port, "srv-rebuild", cache_dir=cache)
     mid = first.add("Locker combination: quartz-falcon-27")
-    monkeypatch.setattr(store_module, "_registry", {})  # as if a new process connected
-    second = MemoryStore.http(host, port, "srv-rebuild")
-    assert second._lex is not first._lex
+    first.close()  # saves the keyword index in the cache folder
+    assert list(cache.glob("*/*.bm25"))
+    # Its own keyword indexes: as if a new process connected.
+    second = MemoryStore.http(host, port, "srv-rebuild", cache_dir=cache, indexes=KeywordIndexes())
+    assert second.keywords is not first.keywords
     assert second.search("quartz-falcon-27", k=1, min_similarity=-1)[0].id == mid
     later = first.add("The boat is moored at pier 39-B")
     assert second.search("pier 39-B", k=1, min_similarity=-1)[0].id == later

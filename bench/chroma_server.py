@@ -1,30 +1,24 @@
 """A local `chroma run` server on 127.0.0.1, started and stopped for tests and benchmarks.
 
+Not shipped: the app never starts a Chroma server (it opens a folder, or one you run).
+
 In production you start the server yourself (`chroma run --path DIR`) and point the app at
 it with MEMGATE_CHROMA_HOST / MEMGATE_CHROMA_PORT; this helper does the same thing in-process.
 """
 
 from __future__ import annotations
 
-import contextlib
-import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
+
+from assistant.child_server import ChildExited, end_process, free_port, wait_until_healthy
 
 
 def chroma_executable() -> Path:
     """The `chroma` script installed next to this Python (it ships with chromadb)."""
     return Path(sys.executable).with_name("chroma")
-
-
-def free_port() -> int:
-    """A TCP port on loopback that nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class ChromaServerError(RuntimeError):
@@ -61,29 +55,32 @@ class ChromaServer:
             stderr=subprocess.STDOUT,
         )
         log.close()  # the child holds its own handle
-        deadline = time.monotonic() + self.startup_timeout
+        try:
+            wait_until_healthy(
+                lambda: self._proc is not None and self._proc.poll() is None,
+                self._heartbeat,
+                self.startup_timeout,
+                poll_s=0.2,
+            )
+        except (ChildExited, TimeoutError):
+            self.stop()
+            raise ChromaServerError(
+                f"chroma server did not start:\n{self.log_path.read_text(errors='replace')}"
+            ) from None
+        return self
+
+    def _heartbeat(self) -> bool:
         url = f"http://{self.host}:{self.port}/api/v2/heartbeat"
-        while True:
-            with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=1) as resp:
-                if resp.status == 200:
-                    return self
-            if self._proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise ChromaServerError(
-                    f"chroma server did not start:\n{self.log_path.read_text(errors='replace')}"
-                )
-            time.sleep(0.2)
+        try:
+            with urllib.request.urlopen(url, timeout=1) as resp:
+                return resp.status == 200
+        except OSError:
+            return False
 
     def stop(self) -> None:
         """Terminate the server (kill it if it does not stop within 10 s)."""
-        if self._proc is None:
-            return
-        self._proc.terminate()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self._proc.wait(timeout=10)
-        if self._proc.poll() is None:
-            self._proc.kill()
-            self._proc.wait()
+        if self._proc is not None:
+            end_process(self._proc)
         self._proc = None
 
     def __enter__(self) -> ChromaServer:

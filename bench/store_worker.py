@@ -1,7 +1,9 @@
 """A memory store in its own Python process, driven by JSON lines over stdin and stdout.
 
+Not shipped: only tests and benchmarks run several store processes against one server.
+
 Tests and benchmarks use it to run real, separate processes against one Chroma server:
-`Worker(host, port, user)` starts `python -m memory.worker`, which opens its store before it
+`Worker(host, port, user)` starts `python -m bench.store_worker`, which opens its store before it
 answers "ready"; `worker.call("add", text=...)` sends one command and waits for its reply.
 """
 
@@ -112,7 +114,7 @@ class Worker:
     def __init__(self, host: str, port: int, user: str, cache_dir: Path) -> None:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "memory.worker", host, str(port), user, str(cache_dir)],
+            [sys.executable, "-m", "bench.store_worker", host, str(port), user, str(cache_dir)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -164,7 +166,7 @@ class Worker:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Command line: python -m memory.worker HOST PORT USER CACHE_DIR."""
+    """Command line: python -m bench.store_worker HOST PORT USER CACHE_DIR."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("host")
     parser.add_argument("port", type=int)

@@ -1,0 +1,50 @@
+"""The words the keyword index sees: lower-case tokens, stopwords dropped, lightly stemmed."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+# Function words carry no topic; dropping them keeps postings short and scores sharp.
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself no nor not now of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself yourselves
+    s t d ll m re ve don didn doesn isn wasn aren weren won wouldn shouldn couldn hasn haven
+    hadn im ive id youre thats whats hey oh yeah yes wow really also get got like know think
+    one thing things much lot well just so""".split()
+)
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+@lru_cache(maxsize=200_000)
+def stem(word: str) -> str:
+    """A light English suffix stripper: enough to match plurals and -ing/-ed forms."""
+    # Why not Porter: on short chat memories its aggressive rules merge unrelated words
+    # ("university"/"universe"); plurals and verb endings give most of the gain.
+    if len(word) <= 3 or word.isdigit():
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith("sses"):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            # "running" -> "runn" -> "run": undo the doubled consonant the suffix left.
+            if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "lsz":
+                word = word[:-1]
+            break
+    return word
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-case word tokens without stopwords, stemmed."""
+    return [stem(t) for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS]
