@@ -7,6 +7,7 @@ import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -116,3 +117,16 @@ def search() -> ListSearch:
             "I'm allergic to peanuts",
         )
     )
+
+
+@pytest.fixture(scope="module")
+def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A real `chroma run` server on a free loopback port, stopped after the module."""
+    import sys
+
+    from bench.chroma_server import ChromaServer, chroma_executable  # heavy: only when used
+
+    if not chroma_executable().exists():
+        pytest.skip(f"the chroma executable is not installed next to {sys.executable}")
+    with ChromaServer(tmp_path_factory.mktemp("chroma")) as running:
+        yield running

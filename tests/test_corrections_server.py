@@ -6,7 +6,6 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ import pytest
 from assistant.corrected_gate import GateReader, with_corrections
 from assistant.gate import Method
 from assistant.local_gate import shared_local_gate
-from bench.chroma_server import ChromaServer, chroma_executable
+from bench.chroma_server import ChromaServer
 from memory.corrections import CorrectionBook
 from memory.store import MemoryStore
 
@@ -39,12 +38,9 @@ elif action == "delete":
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaServer]:
-    """A Chroma server on a free loopback port, stopped after the module."""
-    if not chroma_executable().exists():
-        pytest.skip(f"the chroma executable is not installed next to {sys.executable}")
-    with ChromaServer(tmp_path_factory.mktemp("chroma-corrections")) as running:
-        yield running
+def server(chroma_server: ChromaServer) -> ChromaServer:
+    """The module's Chroma server (conftest's chroma_server)."""
+    return chroma_server
 
 
 def child(server: ChromaServer, tmp: Path, *args: str) -> str:

@@ -2,25 +2,20 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from bench.chroma_server import ChromaServer, chroma_executable
+from bench.chroma_server import ChromaServer
 from bench.store_worker import Worker
 
 pytestmark = pytest.mark.server
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaServer]:
-    """A Chroma server on a free loopback port, stopped after the module."""
-    if not chroma_executable().exists():
-        pytest.skip(f"the chroma executable is not installed next to {sys.executable}")
-    with ChromaServer(tmp_path_factory.mktemp("chroma-procs")) as running:
-        yield running
+def server(chroma_server: ChromaServer) -> ChromaServer:
+    """The module's Chroma server (conftest's chroma_server)."""
+    return chroma_server
 
 
 def _workers(server: ChromaServer, user: str, n: int, tmp: Path) -> list[Worker]:

@@ -40,6 +40,7 @@ HEAVY_FIXTURES = {
     "online_app": "app",
     "memory_dir": "app",
     "server": "server",  # a real Chroma or llama.cpp server
+    "chroma_server": "server",
     "browser_ready": "browser",
 }
 # Loaded by nothing a unit test should touch; seen in sys.modules means the tier leaked.
