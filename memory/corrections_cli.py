@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from memory.records import MemoryStoreError
+from memory.transfer import export_target, write_atomically
 
 
 def add_commands(sub: Any) -> None:
@@ -70,8 +71,6 @@ def cmd_list(store: Any, args: argparse.Namespace) -> int:
 
 def cmd_export(store: Any, args: argparse.Namespace) -> int:
     """export FILE: every correction as a gate-eval row, oldest first."""
-    from memory.__main__ import export_target, write_atomically
-
     target = None if args.file == "-" else export_target(args.file, store.folder, args.force)
     rows = sorted(_book(store).list(), key=lambda c: c.created_at)
     lines = [json.dumps(c.as_row()) + "\n" for c in rows]
