@@ -65,8 +65,8 @@ def rerun_of(result: CorrectionResult, message: str, corrects: int | None = None
 
 def correction_for(book: CorrectionBook, message: str) -> Correction | None:
     """The user's correction of exactly this message, if they made one (and kept it)."""
+    from memory.facts import text_id
     from memory.records import MemoryStoreError, clean_text
-    from memory.store import text_id
 
     try:
         text = clean_text(message, "the message")
