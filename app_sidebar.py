@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
@@ -17,6 +17,11 @@ if TYPE_CHECKING:  # the factory imports Chroma (~2.5 s): load it after the firs
     from assistant.factory import Assistant
 
 MEMORY_PAGE = 50
+
+
+def delete_button(column: Any, key: str, tip: str, delete: Callable[[], Any]) -> None:
+    """The small bin button at the end of a list row (memories, corrections)."""
+    column.button("", icon=":material/delete:", key=key, help=tip, on_click=delete, type="tertiary")
 
 
 def render_connection(assistant: Assistant) -> None:
@@ -127,14 +132,11 @@ def render_corrections(assistant: Assistant) -> None:
             text_col, button_col = st.columns([7, 1], vertical_alignment="center")
             text_col.markdown(as_text(item.message))
             text_col.caption(verdict(item))
-            button_col.button(
-                "",
-                icon=":material/delete:",
-                key=f"del-correction-{item.id}",
-                help="Delete this correction: the gate decides messages like it itself again",
-                on_click=book.delete,
-                args=(item.id,),
-                type="tertiary",
+            delete_button(
+                button_col,
+                f"del-correction-{item.id}",
+                "Delete this correction: the gate decides messages like it itself again",
+                lambda id_=item.id: book.delete(id_),
             )
 
 
@@ -181,14 +183,11 @@ def render_memories(assistant: Assistant) -> None:
             if memory.flag:
                 why = as_text(memory.flag)
                 text_col.caption(f":material/block: never sent to the model · {why}")
-            button_col.button(
-                "",
-                icon=":material/delete:",
-                key=f"del-{memory.id}",
-                help="Delete this memory",
-                on_click=store.delete,
-                args=(memory.id,),
-                type="tertiary",
+            delete_button(
+                button_col,
+                f"del-{memory.id}",
+                "Delete this memory",
+                lambda id_=memory.id: store.delete(id_),
             )
         if not shown:
             st.caption("No memories.")
