@@ -202,6 +202,10 @@ class FreshNotes:
         found = self._store.search(query, k=k, min_similarity=cut)
         return [replace(m, text=f"{m.text} (note {self._rng.randrange(10**6)})") for m in found]
 
+    def mentions(self, words: list[str], max_share: float = 0.2) -> list[str]:
+        """The store's own answer: the vocabulary rule sees the same words as in the app."""
+        return self._store.mentions(words, max_share)
+
 
 def _stream_rate(result: Any) -> float | None:
     # Tokens after the first, over the time after the first: the steady streaming rate.

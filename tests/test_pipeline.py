@@ -41,6 +41,9 @@ class SpyStore:
         self._log.append(f"remember:{text}")
         return self._store.remember(text, metadata, source)
 
+    def mentions(self, words, max_share=0.2):
+        return self._store.mentions(words, max_share)
+
 
 @pytest.fixture
 def store(tmp_path):
