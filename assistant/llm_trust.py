@@ -60,9 +60,11 @@ class LlmTrust:
         figures = self.scores.get(mode)
         if not self.measured or not figures:
             return f"{mode}: not measured with this model"
+        # No time here: calibration runs whenever it runs, on whatever load the machine has
+        # (its llm p50 was taken beside two other model servers); each badge shows its own.
         text = (
-            f"{mode}: accuracy {figures['accuracy']:.2f}, recall {figures['recall']:.2f}, "
-            f"p50 {figures['p50_ms']:,.0f} ms on {figures['n']} held-out messages"
+            f"{mode}: accuracy {figures['accuracy']:.2f}, recall {figures['recall']:.2f} "
+            f"on {figures['n']} held-out messages"
         )
         if mode == "cascade" and not self.asks_llm:
             text += " (the LLM was measured no help here, so the cascade decides as local)"
