@@ -183,12 +183,13 @@ def main(argv: list[str] | None = None) -> int:
         local.decide(rows[i].message)
         local_ms.append((time.perf_counter() - started) * 1000.0)
     local_scores = score(labels, [a.local_retrieves for a in sample], local_ms)
-    cascade_pred = []
-    for a in sample:
+    cascade_pred, cascade_ms = [], []
+    for a, ms in zip(sample, local_ms, strict=True):
+        asks = weight > 0 and abs(a.margin) < band  # with weight 0 it never asks the LLM
         vote = a.margin + weight * (logit(a.p_llm or 0.5) - logit(threshold))
-        cascade_pred.append(vote >= 0 if abs(a.margin) < band else a.local_retrieves)
-    # With weight 0 the cascade asks nothing, so its time is the local gate's.
-    cascade_scores = score(labels, cascade_pred, local_ms)
+        cascade_pred.append(vote >= 0 if asks else a.local_retrieves)
+        cascade_ms.append(ms + a.ms if asks else ms)
+    cascade_scores = score(labels, cascade_pred, cascade_ms)
     right, wrong, _won, _lost = flips(band_rows, band, weight, threshold)
     trust = LlmTrust(
         model=key,

@@ -85,7 +85,9 @@ def _cascade_calls(rows: list[Row]) -> dict[str, Any]:
         cascade = CascadeGate(shared_local_gate(), LlmGate(client, "fake-model"))
         result = evaluate(cascade, rows)
         calls = len(server.requests)
-    low, high = cascade.band
+    # The band an unmeasured model is asked in: the local gate's own unsure band.
+    weights = shared_local_gate().weights
+    low, high = weights.cascade_low, weights.cascade_high
     return {
         "n": len(rows),
         "llm_calls": calls,
