@@ -30,10 +30,16 @@ from bench.gate_report import DATA_DIR, DEFAULT_EVAL_DIR
 SEED = 2112
 UNSEEN = ("fresh8", "fresh9")  # fresh9 was written for issue 21 before any calibration
 FIRST_MESSAGE = "What's 15 times 12?"
+HELD_OUT_HALF = "external, held-out half"
 
 
 def _sets(quick: bool) -> dict[str, list[Row]]:
-    sets = {"external": read_rows(DEFAULT_EVAL_DIR / "gate_external.jsonl")[0]}
+    from bench.calibrate_llm_gate import external_half
+
+    external = read_rows(DEFAULT_EVAL_DIR / "gate_external.jsonl")[0]
+    sets = {"external": external}
+    if not quick:  # the half the cascade's trust was never fitted on
+        sets[HELD_OUT_HALF] = external_half(external, held_out=True)
     for name in UNSEEN:
         sets[name] = read_rows(DATA_DIR / f"gate_{name}_test.jsonl")[0]
     if quick:  # a few of each label, so bench-quick stays short
@@ -147,7 +153,7 @@ def run(
                         strict=True,
                     )
                 )
-                by = "source" if set_name == "external" else "kind"
+                by = "source" if set_name.startswith("external") else "kind"
                 sample = stratified(rows, sample_n, by)
                 per: dict[str, Any] = {"n": len(rows), "n_sample": len(sample)}
                 for name, gate in gates.items():
@@ -202,7 +208,9 @@ def markdown(results: dict[str, Any], plots_dir: Path | None = None) -> str:
         f"band {trust['band']} logits, weight {trust['weight']:g}.",
         "",
     ]
-    for set_name in ("external", *UNSEEN):
+    for set_name in ("external", HELD_OUT_HALF, *UNSEEN):
+        if set_name not in results:
+            continue
         per = results[set_name]
         lines += [
             f"**{set_name}** ({per['n']} messages; sampled rows give the local gate's score "
