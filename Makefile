@@ -18,7 +18,7 @@ help:
 	@echo "make test         set up and run the tests"
 	@echo "make test-fast    the unit tier only: no Chroma, ONNX, servers or browser (<60 s)"
 	@echo "make bench        run every benchmark, write docs/benchmarks.md (~10 min)"
-	@echo "make bench-quick  a smaller run of every section (~2.5 min; docs/quick/)"
+	@echo "make bench-quick  a smaller run of every section (~6 min; docs/quick/)"
 	@echo "make screenshot   redraw docs/screenshot.png in headless Chromium"
 	@echo "make train-gate   retrain the local gate from training/data/gate_train.jsonl"
 

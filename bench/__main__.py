@@ -107,7 +107,9 @@ def _section_markdown(title: str, module_name: str, results: dict[str, Any], plo
 def main(argv: list[str] | None = None) -> int:
     """Run the sections and write the report."""
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="fewer repetitions; about 2.5 min")
+    parser.add_argument(
+        "--quick", action="store_true", help="fewer repetitions and samples; about 6 min"
+    )
     parser.add_argument(
         "--only", nargs="*", help="module names to run, or screenshot (default: all)"
     )

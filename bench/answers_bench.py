@@ -24,13 +24,13 @@ ALL_MODES = ("never", "always", "always-no-cutoff", "local", "cascade", "llm")
 # name -> (memories file, questions file or "locomo", modes, how many questions, max tokens)
 def plan(quick: bool, sets: list[str] | None = None) -> dict[str, dict[str, Any]]:
     """What a run measures: each set's files, modes, question count and reply length."""
-    if quick:  # bench-quick: 10 questions of one set, two modes, short replies
+    if quick:  # bench-quick: 6 questions of one set, two modes, short replies
         return {
             "nurse_dev": {
                 "memories": "nurse_dev",
                 "questions": "nurse_dev",
                 "modes": ["never", "local"],
-                "limit": 10,
+                "limit": 6,
                 "max_tokens": 40,
             }
         }

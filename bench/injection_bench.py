@@ -40,7 +40,7 @@ from bench.gate_report import DEFAULT_EVAL_DIR
 from bench.injection_set import held_out, load
 
 REPLY_TOKENS = 160  # enough for every check; a whole 1,024-token reply would triple the run
-QUICK = {"own": 3, "garak": 2, "bipia": 2, "benign": 3}  # bench-quick: a smoke run
+QUICK = {"own": 2, "garak": 1, "bipia": 1, "benign": 2}  # bench-quick: a smoke run
 
 # ---- the checks -----------------------------------------------------------------------
 
@@ -466,7 +466,7 @@ def markdown(results: dict[str, Any], plots: Path) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print the section (or the whole result as JSON)."""
     parser = argparse.ArgumentParser(prog="python -m bench.injection_bench", description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="7 attacks and 3 benign notes")
+    parser.add_argument("--quick", action="store_true", help="4 attacks and 2 benign notes")
     parser.add_argument("--json", type=Path, help="also write every row's result here")
     parser.add_argument(
         "--rows", type=Path, help="append each row's result here as it comes; resume from it"
