@@ -191,11 +191,11 @@ def main(argv: list[str] | None = None) -> int:
             args.cache.write_text(json.dumps(cache))
     by_message = dict(zip([r.message for r in wanted], asked, strict=True))
     sample = [by_message[rows[i].message] for i in sorted(sample_idx)]
-    band_rows = [a for a in asked if abs(a.margin) < WIDEST_BAND]
     by_set: dict[str, list[Asked]] = {}
     for row, a in zip(wanted, asked, strict=True):
         if abs(a.margin) < WIDEST_BAND:
             by_set.setdefault(set_of[row.message], []).append(a)
+    band_rows = [a for rows in by_set.values() for a in rows]
     threshold = fit_threshold(sample)
     band, weight, tried = fit_trust(by_set, threshold)
     labels = [a.label for a in sample]

@@ -85,9 +85,7 @@ def _cascade_calls(rows: list[Row]) -> dict[str, Any]:
         cascade = CascadeGate(shared_local_gate(), LlmGate(client, "fake-model"))
         result = evaluate(cascade, rows)
         calls = len(server.requests)
-    # The band an unmeasured model is asked in: the local gate's own unsure band.
-    weights = shared_local_gate().weights
-    low, high = weights.cascade_low, weights.cascade_high
+    low, high = cascade.given_band  # an unmeasured model is asked in the local unsure band
     return {
         "n": len(rows),
         "llm_calls": calls,

@@ -47,15 +47,21 @@ class CascadeGate:
         """Warm the local gate; the LLM's endpoint is warmed by its own first request."""
         self.local.warm()
 
+    @property
+    def given_band(self) -> tuple[float, float]:
+        """[low, high) of P(retrieve): as given, else the local gate's own unsure band."""
+        weights = self.local.weights
+        low = weights.cascade_low if self._low is None else self._low
+        high = weights.cascade_high if self._high is None else self._high
+        return low, high
+
     def band(self, p: float) -> bool:
         """True when the local probability `p` is unsure enough to ask the LLM."""
         if not self.trust.asks_llm:
             return False
         if self._low is not None or self._high is not None or self.trust.band is None:
             # Given, or unmeasured: the local gate's own unsure band from its training.
-            weights = self.local.weights
-            low = weights.cascade_low if self._low is None else self._low
-            high = weights.cascade_high if self._high is None else self._high
+            low, high = self.given_band
             return low <= p < high
         return abs(logit(p) - logit(self.local.threshold)) < self.trust.band
 
