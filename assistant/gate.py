@@ -87,9 +87,11 @@ class Method(str, Enum):
     MODEL = "model"  # the LLM answered with usable JSON
     LOCAL = "local"  # the local classifier decided
     RULE = "rule"  # a fixed baseline rule (always / never / length)
+    VOCABULARY = "vocabulary"  # a judged skip naming what memories mention (vocabulary.py)
     FAILED_OPEN = "failed_open"  # something went wrong, so we retrieve
     EMPTY_INPUT = "empty_input"  # nothing to decide on; no model call
     CORRECTION = "correction"  # a message close to one the user corrected (corrected_gate)
+    CONVERSATION = "conversation"  # a follow-up of a turn that searched memory (followup.py)
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,9 @@ class GateDecision:
     called_model: bool = False  # a model request was made (its time is network, not ours)
     model_ms: float = 0.0  # the part of elapsed_ms spent waiting on a model request
     corrected_by: str | None = None  # the id of the user's correction that decided it
+    # Where the query came from when the message was a follow-up ("from your last message"):
+    # the search used the conversation's words, not the message's alone.
+    query_source: str = ""
 
     @property
     def failed_open(self) -> bool:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from assistant.capture import CaptureMethod, Capturer, CaptureResult
+from assistant.followup import RECENT_TURNS, Resolved, Said, in_conversation, resolve
 from assistant.gate import Gate, GateDecision, failed_open_decision
 from assistant.llm import describe_error
 from assistant.respond import HistoryItem, Lookup, ReplySource, Responder, TextCallback
@@ -133,6 +134,16 @@ class Turn:
         """True when the reply came back whole, even if the memory search failed."""
         return self.reply_error is None
 
+    def said(self) -> Said:
+        """This turn as the follow-up resolver reads it."""
+        searched = self.decision.retrieve and self.search_error is None
+        return Said(
+            user=self.message,
+            assistant=self.reply,
+            query=(self.decision.query or self.message) if searched else "",
+            memories=tuple(m.text for m in self.memories),
+        )
+
     def history_item(self) -> HistoryItem:
         """This turn as the next turn's model history."""
         return HistoryItem(
@@ -144,6 +155,8 @@ class Turn:
 
 
 _log = logging.getLogger(__name__)
+# The baselines stand for products that read the message alone: they are not resolved.
+_UNJUDGED = frozenset({"always", "never", "length"})
 
 
 def _decide(gate: Gate, message: str) -> GateDecision:
@@ -157,6 +170,21 @@ def _decide(gate: Gate, message: str) -> GateDecision:
     except Exception as exc:  # noqa: BLE001 - every gate failure must fail open, by design
         _log.exception("gate %r raised; failing open", gate.name)
         return failed_open_decision(gate.name, message, exc)
+
+
+def carried_forward(
+    resolved: Resolved, continued: Turn | None, found: Sequence[Memory]
+) -> tuple[Memory, ...]:
+    """The memories a follow-up is answered with: the continued turn's first, then new ones.
+
+    "What time?" after "When am I meeting Alex?" is answered from the memory that turn used,
+    even when its own search finds nothing or something unrelated: a search that comes back
+    empty must not make the model drop what it was given a turn ago.
+    """
+    if not resolved.follow_up or continued is None or not continued.memories:
+        return tuple(found)
+    kept = {m.id for m in continued.memories}
+    return (*continued.memories, *(m for m in found if m.id not in kept))
 
 
 class Pipeline:
@@ -177,6 +205,7 @@ class Pipeline:
         screen_memories: bool = True,
         check_reply: bool = True,
         vocabulary: bool = True,
+        conversation: bool = True,
     ) -> None:
         self.gate = gate
         self.store = store
@@ -192,6 +221,9 @@ class Pipeline:
         # A skipped message that names what the user's memories mention retrieves
         # (assistant/vocabulary.py). Off only to measure what it is worth.
         self.vocabulary = vocabulary
+        # A follow-up is read with the last exchanges (assistant/followup.py). Off only to
+        # measure what it is worth.
+        self.conversation = conversation
 
     def with_(self, **parts: Any) -> Pipeline:
         """A new pipeline with some parts replaced (gate, responder, capturer, ...)."""
@@ -205,8 +237,16 @@ class Pipeline:
             "screen_memories": self.screen_memories,
             "check_reply": self.check_reply,
             "vocabulary": self.vocabulary,
+            "conversation": self.conversation,
         }
         return Pipeline(**{**current, **parts})
+
+    def _mentions(self, words: list[str]) -> list[str]:
+        try:
+            return self.store.mentions(words)
+        except Exception:  # noqa: BLE001 - an extra signal: the message is read without it
+            _log.warning("the follow-up resolver could not read the store", exc_info=True)
+            return []
 
     def _with_vocabulary(self, decision: GateDecision, message: str) -> GateDecision:
         try:
@@ -239,10 +279,25 @@ class Pipeline:
                 f"only the first {MAX_MESSAGE_CHARS:,} were used."
             )
             message = message[:MAX_MESSAGE_CHARS]
+        # The last exchanges, for a follow-up ("When's her birthday?") and what it continues.
+        recent = [t for t in history if t.reply_usable][-RECENT_TURNS:] if self.conversation else []
+        resolved = resolve(message, [t.said() for t in recent], self._mentions)
+        continued = recent[-resolved.turns_back] if resolved.follow_up else None
         if decision is None:
-            decision = _decide(gate or self.gate, message)
+            judge = gate or self.gate
+            decision = _decide(judge, message)
             if self.vocabulary:
                 decision = self._with_vocabulary(decision, message)
+            if judge.name not in _UNJUDGED:
+                decision = in_conversation(
+                    decision,
+                    resolved,
+                    continued.said() if continued else None,
+                    lambda text: _decide(judge, text),
+                )
+        elif decision.retrieve:  # a forced re-run still searches with the conversation's words
+            said = continued.said() if continued else None
+            decision = in_conversation(decision, resolved, said, lambda _text: decision)
         if decision.truncated and notice is None:
             notice = "The gate judged only the start of this long message."
         if on_decision is not None:
@@ -257,6 +312,7 @@ class Pipeline:
                 memories = tuple(self.store.search(decision.query or message, k=self.k))
             except Exception as exc:  # noqa: BLE001 - a broken store must not end the chat
                 error = f"memory search failed: {type(exc).__name__}: {exc}"
+            memories = carried_forward(resolved, continued, memories)
         if self.screen_memories:
             memories, withheld = screen(memories)
         after_search = self._clock()

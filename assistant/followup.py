@@ -1,0 +1,260 @@
+"""Follow-ups: a message that leans on the last turns, resolved into a standalone query.
+
+"When's her birthday?" after "I need a gift idea for Mom" is searched as "When's Mom's
+birthday?", and "What time?" after "When am I meeting Alex?" as "When am I meeting Alex?
+What time?". No model call: word rules over the message and the last three exchanges,
+a fraction of a millisecond. A message with no sign of leaning on them (a topic switch,
+"What's the capital of Australia?") is left to be judged on its own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from assistant.gate import GateDecision, Method
+
+RECENT_TURNS = 3  # as memU's pre-retrieval decision reads: the last three exchanges
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’]*|\d[\w:.,]*")
+# Words that point back at something said before. "it" and "that" are also grammar ("is it
+# going to rain", "a film that..."), so they count only in short messages (below).
+_PERSON = {"he", "him", "his", "she", "her", "hers", "they", "them", "their", "theirs"}
+_THING = {"it", "its", "that", "this", "those", "these", "there", "then", "one"}
+_OPENERS = re.compile(
+    r"^\s*(?:and|also|but|so|then|or|plus|what about|how about|what else|anything else"
+    r"|same for|tell me more|more about|why not|why|how come|really)\b",
+    re.IGNORECASE,
+)
+# A fragment: a few words with no verb of its own ("What time?", "For how long?", "In
+# which city?"). A question with its own verb ("What's 2+2?") stands alone.
+_FRAGMENT_WORDS = 4
+_VERBS = re.compile(
+    r"\b(?:is|are|was|were|am|be|been|do|does|did|can|could|will|would|should|shall|may|"
+    r"might|must|have|has|had|get|got|make|tell|give|write|say|go|need|want|like|know)\b"
+    r"|['’](?:s|re|m|ve|ll|d)\b",
+    re.IGNORECASE,
+)
+# A reaction, not a question about what was said ("thanks", "cool", "lol").
+_SMALL_TALK = frozenset(
+    "thanks thank thx ty cool great nice ok okay lol haha awesome perfect bye hi hey hello "
+    "good wow yes no yep nope sure".split()
+)
+_AGAIN = re.compile(r"\b(?:again|earlier|before|back to|the first|that one)\b", re.IGNORECASE)
+# Words that never name what a conversation is about.
+_FUNCTION = frozenset(
+    """a an the and or but so of to in on at for with by from about as into over after before
+    i me my mine we us our you your yours he him his she her hers they them their it its this
+    that these those there here then what whats what's which who whom whose when where why how
+    is are was were am be been being do does did done can could will would should shall may
+    might must have has had having get got not no yes please thanks thank ok okay just also
+    really very some any more most much many one ones again too well now tell say give know
+    want need like let lets let's i'm i've i'd i'll it's that's there's don't can't won't
+    remind remember recall""".split()
+)
+# Kin and roles: how people in the user's life are named when not by name.
+_ROLES = frozenset(
+    """mom mum mother dad father sister brother partner wife husband boyfriend girlfriend
+    son daughter kid kids child children grandma grandpa grandmother grandfather aunt uncle
+    cousin niece nephew friend roommate flatmate boss manager coworker colleague neighbor
+    neighbour doctor dentist therapist landlord teacher coach cofounder""".split()
+)
+
+
+# Which of some names the user's memories mention (the store's keyword index), if known.
+Known = Callable[[list[str]], list[str]] | None
+
+
+@dataclass(frozen=True)
+class Said:
+    """One earlier exchange, as the resolver reads it."""
+
+    user: str
+    assistant: str = ""
+    query: str = ""  # what that turn searched memory for; "" when it skipped
+    memories: tuple[str, ...] = ()  # the memory texts that turn was answered with
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A message read with the conversation: the standalone query, and what it leaned on."""
+
+    query: str
+    follow_up: bool = False
+    turns_back: int = 0  # 1: it continues the last exchange; 2: the one before, ...
+    referent: str = ""  # the words brought in from that exchange
+
+    @property
+    def source(self) -> str:
+        """Where the query came from, as the badge says it."""
+        if not self.follow_up:
+            return ""
+        return "from your last message" if self.turns_back == 1 else "from earlier in this chat"
+
+
+def words(text: str) -> list[str]:
+    """The words of a text, apostrophes kept ("what's", "Mom's")."""
+    return [w.replace("’", "'") for w in _WORD.findall(text)]
+
+
+def _new_names(message: str, earlier: str) -> list[str]:
+    """Capitalised words of the message (past its first word) that the earlier text lacks."""
+    seen = {w.casefold().removesuffix("'s") for w in words(earlier)}
+    names = (w.removesuffix("'s") for w in words(message)[1:])
+    return [w for w in names if w[:1].isupper() and w != "I" and w.casefold() not in seen]
+
+
+def leans_on_earlier(message: str, earlier: str = "", known: Known = None) -> bool:
+    """True when the message can't be read alone: a pronoun, a fragment or a continuation.
+
+    `earlier` is the text of the exchange it would continue: an "and …" or a fragment that
+    names something new ("And the capital of France?") is a switch, judged on its own,
+    unless the user's memories mention it (`known`): "And Mum's?" after a birthday.
+    """
+    tokens = [w.casefold() for w in words(message)]
+    if not tokens or tokens[0] in _SMALL_TALK and len(tokens) <= 3:
+        return False
+    if any(t in _PERSON for t in tokens):
+        return True
+    if len(tokens) <= 8 and any(t in _THING for t in tokens):
+        return True
+    fragment = len(tokens) <= _FRAGMENT_WORDS and not _VERBS.search(message)
+    if fragment and re.search(r"\d", message):
+        return False  # "17 * 23?" is a sum, not a fragment
+    if (fragment or _OPENERS.match(message)) and len(tokens) <= 10:
+        new = _new_names(message, earlier)
+        return not new or bool(known and known(new))
+    return False
+
+
+def _content(text: str) -> list[str]:
+    """The words of a text that may name a thing: not grammar, no duplicates, in order."""
+    out: list[str] = []
+    for w in words(text):
+        key = w.casefold().removesuffix("'s")
+        if key in _FUNCTION or len(key) < 2 or key in {k.casefold() for k in out}:
+            continue
+        out.append(w.removesuffix("'s"))
+    return out
+
+
+def _person(text: str) -> str:
+    """The person a text is about: the last name or role it mentions ("Mom", "my manager")."""
+    found = ""
+    tokens = words(text)
+    for i, w in enumerate(tokens):
+        key = w.casefold().removesuffix("'s")
+        if key in _ROLES:
+            mine = i > 0 and tokens[i - 1].casefold() in {"my", "our"}
+            found = ("my " if mine else "") + w.removesuffix("'s")
+        elif i > 0 and w[:1].isupper() and key not in _FUNCTION and w != "I":
+            found = w.removesuffix("'s")
+    return found
+
+
+def _substitute(message: str, person: str) -> str:
+    """The message with its person pronouns replaced by who they point at."""
+    possessive = f"{person}'s"
+
+    def swap(match: re.Match[str]) -> str:
+        word = match.group(0).casefold()
+        if word in {"his", "their", "hers", "theirs"}:
+            return possessive
+        if word == "her":
+            # "her birthday" is possessive; "a note to her" is not.
+            after = message[match.end() :].lstrip()
+            return possessive if after[:1].isalpha() else person
+        return person
+
+    return re.sub(
+        r"\b(?:he|him|his|she|her|hers|they|them|their|theirs)\b", swap, message, flags=re.I
+    )
+
+
+def _continued(message: str, recent: Sequence[Said]) -> int:
+    """How many exchanges back the message continues: the last, unless it goes back."""
+    if len(recent) >= 2 and not recent[-1].query and _AGAIN.search(message):
+        # "What time was that again?" after a general aside returns to the memory topic.
+        for back in range(2, len(recent) + 1):
+            if recent[-back].query:
+                return back
+    return 1
+
+
+def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolved:
+    """The message as a standalone query, using the last exchanges (oldest first) if needed."""
+    recent = list(recent)[-RECENT_TURNS:]
+    if not recent:
+        return Resolved(query=message)
+    back = _continued(message, recent)
+    earlier = recent[-back]
+    said = " ".join((earlier.user, earlier.query, earlier.assistant, *earlier.memories))
+    if not leans_on_earlier(message, said, known):
+        return Resolved(query=message)
+    about = earlier.query or earlier.user
+    person = _person(earlier.user) or _person(about)
+    tokens = {w.casefold() for w in words(message)}
+    new = _new_names(message, said)
+    if person and new:
+        # "And Mum's?" after "When's Declan's birthday?": the same question, another person.
+        query = re.sub(rf"\b{re.escape(person)}\b", new[0], earlier.user)
+        if query != earlier.user:
+            return Resolved(query=query, follow_up=True, turns_back=back, referent=new[0])
+    if person and tokens & _PERSON:
+        query = _substitute(message, person)
+        referent = person
+    else:
+        new = [w for w in _content(about) if w.casefold() not in tokens]
+        referent = " ".join(new)
+        query = f"{about.strip()} {message.strip()}" if referent else message
+    return Resolved(query=query, follow_up=True, turns_back=back, referent=referent)
+
+
+FOLLOW_UP_REASON = "follows up on your memories"
+
+
+def in_conversation(
+    decision: GateDecision,
+    resolved: Resolved,
+    continued: Said | None,
+    redecide: Callable[[str], GateDecision],
+) -> GateDecision:
+    """The gate's decision on the message alone, read again with the conversation.
+
+    - A follow-up of an exchange that searched memory searches too, with the resolved
+      query: "What time?" after "When am I meeting Alex?" needs the same memory.
+    - A follow-up of a general exchange is judged again as the standalone text
+      (`redecide`): "Now one about my cat" after a joke is decided as what it asks.
+    - Anything else (a topic switch, a first message) keeps the gate's decision.
+    A correction's or an empty message's decision is the user's or final: only the query
+    of a retrieving one is resolved.
+    """
+    if not resolved.follow_up or continued is None or decision.method is Method.EMPTY_INPUT:
+        return decision
+    source = resolved.source
+    if decision.retrieve:
+        return replace(decision, query=resolved.query, query_source=source)
+    if decision.method is Method.CORRECTION:
+        return decision
+    if continued.query:
+        return replace(
+            decision,
+            retrieve=True,
+            query=resolved.query,
+            reason=FOLLOW_UP_REASON,
+            method=Method.CONVERSATION,
+            query_source=source,
+        )
+    again = redecide(resolved.query)
+    if not again.retrieve:
+        return decision
+    return replace(
+        again,
+        query=resolved.query,
+        query_source=source,
+        elapsed_ms=decision.elapsed_ms + again.elapsed_ms,
+        model_ms=decision.model_ms + again.model_ms,
+        input_tokens=decision.input_tokens + again.input_tokens,
+        output_tokens=decision.output_tokens + again.output_tokens,
+    )

@@ -1,0 +1,140 @@
+"""Follow-ups on the retrieval side, without a reply model: what the last turn is given.
+
+Each conversation of the follow-up sets (training/data/answers/followup_*) is played
+through the app's own turn (`Chat.answer`, the local gate, the real store) with the
+offline responder standing in for the reply model, with the conversation resolver on and
+off. For the last turn it prints:
+- memory follow-ups: the share whose memories hold a gold answer (a reply can be right
+  only then), and the share that searched at all;
+- general follow-ups: the share that searched, and memories sent (what can damage a reply);
+- per query option, memory follow-ups whose top k holds the answer, decision aside: the
+  message alone, the message with the turn it continues, and the resolver's query;
+- the local gate's decision time with the resolver, p50 and p95.
+
+    python -m bench.followup_retrieval [--sets followup_nurse_dev,followup_founder_dev]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+ANSWERS = ROOT / "training" / "data" / "answers"
+DEV_SETS = ("followup_nurse_dev", "followup_founder_dev")
+_PERSONA = {"followup_nurse_dev": "nurse_dev", "followup_founder_dev": "founder_dev"}
+
+
+def memories_file(name: str) -> Path:
+    """The memories a follow-up set is asked over."""
+    own = ANSWERS / f"{name}_memories.jsonl"
+    return own if own.exists() else ANSWERS / f"{_PERSONA[name]}_memories.jsonl"
+
+
+def measure(name: str, tmp: Path) -> dict[str, Any]:
+    """One set's figures, resolver on and off."""
+    from assistant.chat import Chat, TurnOptions
+    from assistant.eval.answer_data import read_memories, read_questions
+    from assistant.eval.answer_score import contains
+    from assistant.followup import resolve
+    from assistant.local_gate import LocalGate
+    from assistant.offline import OfflineResponder
+    from assistant.pipeline import Pipeline
+    from memory.records import Memory
+    from memory.store import MemoryStore
+
+    store = MemoryStore.persistent(tmp / name, "bench")
+    store.add_records(
+        [Memory(i, t, None, "", "imported", {}) for i, t in read_memories(memories_file(name))]
+    )
+    questions = [q for q in read_questions(ANSWERS / f"{name}_questions.jsonl") if q.earlier]
+    gate = LocalGate()
+    gate.warm()
+    out: dict[str, Any] = {}
+    for conversation in (False, True):
+        pipeline = Pipeline(
+            gate=gate, store=store, responder=OfflineResponder(), conversation=conversation
+        )
+        chat = Chat.fixed(pipeline)
+        held = searched_mem = searched_gen = sent_gen = n_mem = n_gen = 0
+        options: dict[str, int] = {"message alone": 0, "with the turn it continues": 0}
+        options["resolver's query"] = 0
+        gate_ms: list[float] = []
+        for q in questions:
+            history: list[Any] = []
+            for text in q.earlier:
+                history.append(chat.answer(text, history, TurnOptions(capture=False)))
+            gate.encoder().clear_cache()  # time the model, not the cache of the other pass
+            last = chat.answer(q.question, history, TurnOptions(capture=False)).gated
+            gate_ms.append(last.timings.gate_ms)
+            if q.needs_memory:
+                n_mem += 1
+                searched_mem += last.searched
+                held += any(contains(m.text, a) for m in last.memories for a in q.answers)
+                if conversation:
+                    said = [e.gated.said() for e in history]
+                    queries = {
+                        "message alone": q.question,
+                        "with the turn it continues": f"{q.earlier[-1]} {q.question}",
+                        "resolver's query": resolve(q.question, said, store.mentions).query,
+                    }
+                    for option, query in queries.items():
+                        found = store.search(query, k=pipeline.k)
+                        options[option] += any(
+                            contains(m.text, a) for m in found for a in q.answers
+                        )
+            else:
+                n_gen += 1
+                searched_gen += last.searched
+                sent_gen += len(last.memories)
+        key = "resolver" if conversation else "message alone"
+        out[key] = {
+            "memory_answer_given": round(held / n_mem, 3),
+            "memory_searched": round(searched_mem / n_mem, 3),
+            "general_searched": round(searched_gen / max(n_gen, 1), 3),
+            "memories_per_general": round(sent_gen / max(n_gen, 1), 2),
+            "gate_p50_ms": round(statistics.median(gate_ms), 1),
+            "gate_p95_ms": round(sorted(gate_ms)[int(0.95 * (len(gate_ms) - 1))], 1),
+            "n_memory": n_mem,
+            "n_general": n_gen,
+        }
+        if conversation:
+            out["query_options"] = {k: round(v / n_mem, 3) for k, v in options.items()}
+    store.close()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print one table per set."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sets", default=",".join(DEV_SETS))
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in args.sets.split(","):
+            f = measure(name, Path(tmp))
+            n_mem, n_gen = f["resolver"]["n_memory"], f["resolver"]["n_general"]
+            print(f"\n{name}: {n_mem} memory follow-ups, {n_gen} general follow-ups")
+            print(
+                "| local gate | memory: answer given | memory: searched | general: searched "
+                "| memories per general | gate p50 ms | gate p95 ms |\n"
+                "|---|---:|---:|---:|---:|---:|---:|"
+            )
+            for key in ("message alone", "resolver"):
+                r = f[key]
+                print(
+                    f"| {key} | {r['memory_answer_given']:.3f} | {r['memory_searched']:.3f} | "
+                    f"{r['general_searched']:.3f} | {r['memories_per_general']:.2f} | "
+                    f"{r['gate_p50_ms']} | {r['gate_p95_ms']} |"
+                )
+            print("\n| query, decision aside | memory answer in top k |\n|---|---:|")
+            for option, share in f["query_options"].items():
+                print(f"| {option} | {share:.3f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
