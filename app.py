@@ -138,7 +138,8 @@ def render_gate(decision: GateDecision) -> None:
     """The hero: badge, the gate's reason in its own words, the query, the gate's time."""
     parts = [BADGES[decision.label], f"**{as_text(decision.badge_reason or 'no reason given')}**"]
     if decision.retrieve and decision.query:
-        parts.append(f"query “{as_text(decision.query)}”")
+        source = f" · {decision.query_source}" if decision.query_source else ""
+        parts.append(f"query “{as_text(decision.query)}”{source}")
     parts.append(f"{fmt_ms(decision.elapsed_ms)} · gate: {as_text(decision.gate)}")
     st.markdown(" &nbsp;·&nbsp; ".join(parts))
 
