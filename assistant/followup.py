@@ -41,6 +41,8 @@ _SMALL_TALK = frozenset(
     "thanks thank thx ty cool great nice ok okay lol haha awesome perfect bye hi hey hello "
     "good wow yes no yep nope sure".split()
 )
+# Question words alone, typos included: "were?" is a fast "where?".
+_ASKS = frozenset("where were wher when wen whn why how who what wat wot which whose".split())
 _AGAIN = re.compile(r"\b(?:again|earlier|before|back to|the first|that one)\b", re.IGNORECASE)
 # Words that never name what a conversation is about.
 _FUNCTION = frozenset(
@@ -119,6 +121,8 @@ def leans_on_earlier(message: str, earlier: str = "", known: Known = None) -> bo
         return True
     if len(tokens) <= 8 and any(t in _THING for t in tokens):
         return True
+    if len(tokens) <= 2 and tokens[0] in _ASKS:
+        return True  # "Where?", "were?" (a typed "where"), "why though"
     fragment = len(tokens) <= _FRAGMENT_WORDS and not _VERBS.search(message)
     if fragment and re.search(r"\d", message):
         return False  # "17 * 23?" is a sum, not a fragment
@@ -215,46 +219,30 @@ FOLLOW_UP_REASON = "follows up on your memories"
 
 
 def in_conversation(
-    decision: GateDecision,
-    resolved: Resolved,
-    continued: Said | None,
-    redecide: Callable[[str], GateDecision],
+    decision: GateDecision, resolved: Resolved, continued: Said | None
 ) -> GateDecision:
     """The gate's decision on the message alone, read again with the conversation.
 
     - A follow-up of an exchange that searched memory searches too, with the resolved
       query: "What time?" after "When am I meeting Alex?" needs the same memory.
-    - A follow-up of a general exchange is judged again as the standalone text
-      (`redecide`): "Now one about my cat" after a joke is decided as what it asks.
-    - Anything else (a topic switch, a first message) keeps the gate's decision.
+    - Any retrieving follow-up searches with the resolved query.
+    - A skipped follow-up of a general exchange stays skipped: "and cubed?" after "what's
+      12 squared" is as general as the question it continues ("Now one about my cat",
+      after a joke, is retrieved by the gate on its own words).
     A correction's or an empty message's decision is the user's or final: only the query
     of a retrieving one is resolved.
     """
     if not resolved.follow_up or continued is None or decision.method is Method.EMPTY_INPUT:
         return decision
-    source = resolved.source
     if decision.retrieve:
-        return replace(decision, query=resolved.query, query_source=source)
-    if decision.method is Method.CORRECTION:
-        return decision
-    if continued.query:
-        return replace(
-            decision,
-            retrieve=True,
-            query=resolved.query,
-            reason=FOLLOW_UP_REASON,
-            method=Method.CONVERSATION,
-            query_source=source,
-        )
-    again = redecide(resolved.query)
-    if not again.retrieve:
+        return replace(decision, query=resolved.query, query_source=resolved.source)
+    if decision.method is Method.CORRECTION or not continued.query:
         return decision
     return replace(
-        again,
+        decision,
+        retrieve=True,
         query=resolved.query,
-        query_source=source,
-        elapsed_ms=decision.elapsed_ms + again.elapsed_ms,
-        model_ms=decision.model_ms + again.model_ms,
-        input_tokens=decision.input_tokens + again.input_tokens,
-        output_tokens=decision.output_tokens + again.output_tokens,
+        reason=FOLLOW_UP_REASON,
+        method=Method.CONVERSATION,
+        query_source=resolved.source,
     )

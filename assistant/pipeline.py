@@ -289,15 +289,11 @@ class Pipeline:
             if self.vocabulary:
                 decision = self._with_vocabulary(decision, message)
             if judge.name not in _UNJUDGED:
-                decision = in_conversation(
-                    decision,
-                    resolved,
-                    continued.said() if continued else None,
-                    lambda text: _decide(judge, text),
-                )
+                said = continued.said() if continued else None
+                decision = in_conversation(decision, resolved, said)
         elif decision.retrieve:  # a forced re-run still searches with the conversation's words
             said = continued.said() if continued else None
-            decision = in_conversation(decision, resolved, said, lambda _text: decision)
+            decision = in_conversation(decision, resolved, said)
         if decision.truncated and notice is None:
             notice = "The gate judged only the start of this long message."
         if on_decision is not None:

@@ -1,0 +1,153 @@
+"""Follow-ups: the gate and the search read the last exchanges, and keep what they found."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.fake_api import Reply
+from assistant.followup import Said, leans_on_earlier, resolve
+from assistant.gate import LlmGate, Method, always_gate
+from assistant.pipeline import Pipeline
+from assistant.respond import NOTHING_FOUND_NOTE, ModelResponder
+from memory.store import MemoryStore
+
+ALEX = "Dinner with Alex on Thursday at 7:30pm at Nopa."
+RETRIEVE = '{"retrieve": true, "query": "dinner with Alex", "reason": "user\'s plans"}'
+SKIP = '{"retrieve": false, "query": "", "reason": "general"}'
+ALEX_TURN = Said("When am I meeting Alex?", "Thursday.", query="dinner with Alex")
+
+
+@pytest.mark.parametrize(
+    ("earlier", "message", "query"),
+    [
+        (Said("I need a gift idea for Mom", query="gift idea Mom"), "When's her birthday?",
+         "When's Mom's birthday?"),
+        (Said("Who is my manager?", query="my manager"), "Write a thank-you note to her.",
+         "Write a thank-you note to my manager."),
+        (ALEX_TURN, "What time?", "dinner with Alex What time?"),
+        (Said("Any news on the Helios deal?", query="Helios deal"), "Who is holding it up?",
+         "Helios deal Who is holding it up?"),
+        (Said("Is the Q3 launch on schedule?", query="Q3 launch"), "Why not?",
+         "Q3 launch Why not?"),
+    ],
+)  # fmt: skip
+def test_a_follow_up_is_searched_with_what_it_points_at(earlier, message, query):
+    resolved = resolve(message, [earlier])
+    assert resolved.follow_up and resolved.query == query
+    assert resolved.source == "from your last message"
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["What's the capital of Australia?", "thanks!", "What's 17 * 23?", "Tell me a joke",
+     "And the capital of France?", "Write a haiku about autumn leaves"],
+)  # fmt: skip
+def test_a_topic_switch_is_judged_on_its_own(message):
+    resolved = resolve(message, [ALEX_TURN])
+    assert not resolved.follow_up and resolved.query == message
+
+
+def test_a_first_message_is_never_a_follow_up():
+    assert resolve("When's her birthday?", []).query == "When's her birthday?"
+    assert not leans_on_earlier("")
+
+
+def test_the_same_question_about_another_person_the_memories_know():
+    earlier = Said("When's Declan's birthday?", query="Declan's birthday")
+    known = resolve("And Mum's?", [earlier], lambda names: [n for n in names if n == "Mum"])
+    assert known.query == "When's Mum's birthday?"
+    # A name the user's memories never mention is the world's: a new question.
+    assert not resolve("And Mum's?", [earlier], lambda names: []).follow_up
+
+
+def test_going_back_to_the_memory_topic_after_a_general_aside():
+    aside = Said("What's the capital of Australia?", "Canberra.")
+    resolved = resolve("What time was that again?", [ALEX_TURN, aside])
+    assert resolved.turns_back == 2 and "Alex" in resolved.query
+    assert resolved.source == "from earlier in this chat"
+
+
+# The turn: the real store, the real SDK against the fake Messages API server.
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = MemoryStore.persistent(tmp_path / "mem", "tester")
+    store.add(ALEX, source="seeded")
+    store.add("I'm allergic to peanuts.", source="seeded")
+    return store
+
+
+def pipeline(sdk_client, store, **kw) -> Pipeline:
+    return Pipeline(
+        gate=LlmGate(sdk_client, "gate-model"),
+        store=store,
+        responder=ModelResponder(sdk_client, "chat-model"),
+        **kw,
+    )
+
+
+def last_user_text(fake_api) -> str:
+    return " ".join(b["text"] for b in fake_api.requests[-1].body["messages"][-1]["content"])
+
+
+def test_a_skipped_follow_up_of_a_memory_turn_searches_and_keeps_its_memory(
+    fake_api, sdk_client, store
+):
+    turns = pipeline(sdk_client, store)
+    fake_api.queue(Reply(text=RETRIEVE), Reply(text="Thursday at 7:30pm."))
+    first = turns.respond("When am I meeting Alex?")
+    # The gate reads "What time?" alone and skips it: the conversation says otherwise.
+    fake_api.queue(Reply(text=SKIP), Reply(text="7:30pm."))
+    turn = turns.respond("What time?", [first])
+    assert turn.decision.retrieve and turn.decision.method is Method.CONVERSATION
+    assert "Alex" in turn.decision.query
+    assert turn.decision.query_source == "from your last message"
+    assert ALEX in [m.text for m in turn.memories]
+    assert ALEX in last_user_text(fake_api)
+
+
+def test_an_empty_search_on_a_follow_up_does_not_drop_what_the_last_turn_was_given(
+    fake_api, sdk_client, store
+):
+    class FindsNothingForFollowUps:
+        def __init__(self) -> None:
+            self.queries: list[str] = []
+
+        def search(self, query, k=5, min_similarity=None):
+            self.queries.append(query)
+            return store.search(query, k=k) if len(self.queries) == 1 else []
+
+        def mentions(self, words, max_share=0.2):
+            return store.mentions(words, max_share)
+
+    turns = pipeline(sdk_client, FindsNothingForFollowUps())
+    fake_api.queue(Reply(text=RETRIEVE), Reply(text="Thursday."))
+    first = turns.respond("When am I meeting Alex?")
+    fake_api.queue(Reply(text=RETRIEVE), Reply(text="At Nopa."))
+    turn = turns.respond("And where is it?", [first])
+    assert [m.text for m in turn.memories] == [ALEX]
+    sent = last_user_text(fake_api)
+    assert ALEX in sent and NOTHING_FOUND_NOTE not in sent
+
+
+def test_a_general_question_after_a_memory_turn_is_answered_without_memory(
+    fake_api, sdk_client, store
+):
+    turns = pipeline(sdk_client, store)
+    fake_api.queue(Reply(text=RETRIEVE), Reply(text="Thursday."))
+    first = turns.respond("When am I meeting Alex?")
+    fake_api.queue(Reply(text=SKIP), Reply(text="Canberra."))
+    turn = turns.respond("What's the capital of Australia?", [first])
+    assert not turn.searched and turn.memories == ()
+    assert last_user_text(fake_api) == "What's the capital of Australia?"
+
+
+def test_the_always_retrieve_baseline_searches_the_message_alone(fake_api, sdk_client, store):
+    # It stands for products that read one message: its query is the user's words.
+    turns = pipeline(sdk_client, store).with_(gate=always_gate())
+    fake_api.queue(Reply(text="Thursday."))
+    first = turns.respond("When am I meeting Alex?")
+    fake_api.queue(Reply(text="7:30pm."))
+    turn = turns.respond("What time?", [first])
+    assert turn.decision.query == "What time?" and turn.decision.query_source == ""
