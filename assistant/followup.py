@@ -157,6 +157,16 @@ def _person(text: str) -> str:
     return found
 
 
+def _referent_person(recent: Sequence[Said]) -> str:
+    """Who a "she" or "their" points at: the newest person named in what was said."""
+    for said in reversed(recent):
+        for text in (said.user, said.query, *said.memories[:1], said.assistant):
+            person = _person(text)
+            if person:
+                return person
+    return ""
+
+
 def _substitute(message: str, person: str) -> str:
     """The message with its person pronouns replaced by who they point at."""
     possessive = f"{person}'s"
@@ -197,7 +207,7 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
     if not leans_on_earlier(message, said, known):
         return Resolved(query=message)
     about = earlier.query or earlier.user
-    person = _person(earlier.user) or _person(about)
+    person = _referent_person(recent[: len(recent) - back + 1])
     tokens = {w.casefold() for w in words(message)}
     new = _new_names(message, said)
     if person and new:
