@@ -13,10 +13,12 @@ from assistant.eval.answer_score import (
     is_correct,
     last_number,
     locomo_f1,
+    note_read_back,
     speaks_as_user,
     token_f1,
     tokens,
 )
+from assistant.respond import NOTHING_FOUND_NOTE, SEARCH_FAILED_NOTE
 
 MEMORIES = [
     "I'm learning Portuguese because we're going to Porto for Kofi's 40th.",
@@ -194,6 +196,76 @@ def test_knowing_nothing_about_you_is_damage(terms: MemoryTerms) -> None:
     assert about_you(reply)
     assert damage(reply, "What's 15 times 12?", ["180"], terms).about_you
     assert not about_you("I don't know the answer to that.")
+
+
+# ---- the empty-search note read back -------------------------------------------------------
+
+
+@pytest.mark.parametrize("note", [NOTHING_FOUND_NOTE, SEARCH_FAILED_NOTE])
+def test_the_notes_themselves_are_read_back(note: str) -> None:
+    # If the notes' wording changes, these patterns must follow it.
+    assert len(note_read_back(note)) >= 3
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        # the note read back to the audience, as seen in the browser (issue 28)
+        (
+            "I don't have any saved information about you for this message. If it asks "
+            "about my own life, I don't know that yet.",
+            ("saved information", "for this message", "my own life"),
+        ),
+        (
+            "You have nothing saved about me for this message.",
+            ("nothing saved", "for this message"),
+        ),
+        ("I have nothing saved about you yet, sorry!", ("nothing saved",)),
+        ("I don't have anything saved about Mom's birthday.", ("nothing saved",)),
+        ("Since this message asks about your own life, I don't know.", ("my own life",)),
+        ("What you told me before can't be looked up right now.", ("can't be looked up",)),
+        ("Canberra. For anything else, just answer!", ("just answer",)),
+        ("Say you don't know that yet. The wedding is soon.", ("the note's instruction",)),
+    ],
+)
+def test_the_notes_wording_in_a_reply_is_counted(reply: str, expected: tuple[str, ...]) -> None:
+    assert note_read_back(reply) == expected
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # honest don't-knows: what the note asks the model to say, in its own words
+        "I don't know when your dentist appointment is.",
+        "I don't know that yet.",
+        "I don't know that yet. Tell me and I'll keep it in mind!",
+        "I can't check that right now, sorry.",
+        "You haven't told me where the wedding is.",
+        "I'm not sure which band you like best.",
+        # ordinary replies that share a word with the note
+        "Thanks for this message, Sam! See you Thursday.",  # a drafted reply
+        "Think about your own life goals before you decide.",
+        "Nothing saved the Titanic once it hit the iceberg.",
+        "The firefighters saved about 20 people.",
+        "Just answer the first question and skip the rest.",
+    ],
+)
+def test_honest_and_ordinary_replies_are_no_note(reply: str) -> None:
+    assert note_read_back(reply) == ()
+
+
+def test_the_questions_own_words_are_no_note(terms: MemoryTerms) -> None:
+    question = "Where is saved data kept on a PS5?"
+    reply = "Saved data is kept in the console's storage."
+    assert note_read_back(reply) == ("saved information",)
+    assert note_read_back(reply, question) == ()
+    assert not damage(reply, question, ["storage"], terms).damaged
+
+
+def test_a_general_reply_that_reads_the_note_back_is_damaged(terms: MemoryTerms) -> None:
+    reply = "I have nothing saved about you for this message, but 2 + 2 = 4."
+    result = damage(reply, "What's 2+2?", ["4"], terms)
+    assert result.note == ("nothing saved", "for this message") and result.damaged
 
 
 @pytest.mark.chroma  # reads the offline tokenizer's vocabulary

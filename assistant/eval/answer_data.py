@@ -19,7 +19,7 @@ class DataError(ValueError):
 
 @dataclass(frozen=True)
 class Question:
-    """One question with its gold answers."""
+    """One question with its gold answers; in a conversation, its last turn."""
 
     question: str
     answers: tuple[str, ...]
@@ -27,6 +27,14 @@ class Question:
     kind: str = ""
     match: str = "contains"
     category: int | None = None  # LoCoMo's QA category (then scored by token F1)
+    # A conversation's turns before the scored one, played first with history; the gold
+    # answers and needs_memory are about `question`, the last turn.
+    earlier: tuple[str, ...] = ()
+
+    @property
+    def turns(self) -> tuple[str, ...]:
+        """Every user turn, the scored one last (a single question: itself alone)."""
+        return (*self.earlier, self.question)
 
 
 def _lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
@@ -49,13 +57,29 @@ def read_memories(path: Path) -> list[tuple[str, str]]:
     return out
 
 
+def _turns(row: dict[str, Any], where: str) -> list[str]:
+    # One of "question" (a message alone) or "turns" (a conversation, the last one scored).
+    if ("question" in row) == ("turns" in row):
+        raise DataError(f"{where}: give either 'question' or 'turns'")
+    if "question" in row:
+        question = row["question"]
+        if not isinstance(question, str) or not question.strip():
+            raise DataError(f"{where}: 'question' must be a non-empty string")
+        return [question]
+    turns = row["turns"]
+    if not isinstance(turns, list) or not turns:
+        raise DataError(f"{where}: 'turns' must be a non-empty list of messages")
+    if not all(isinstance(t, str) and t.strip() for t in turns):
+        raise DataError(f"{where}: every one of 'turns' must be a non-empty string")
+    return turns
+
+
 def read_questions(path: Path) -> list[Question]:
-    """Questions from `{"question", "answers", "needs_memory"}` lines."""
+    """Questions from `{"question" or "turns", "answers", "needs_memory"}` lines."""
     out = []
     for number, row in _lines(path):
-        question, answers, needs = row.get("question"), row.get("answers"), row.get("needs_memory")
-        if not isinstance(question, str) or not question.strip():
-            raise DataError(f"{path}, line {number}: 'question' must be a non-empty string")
+        *earlier, question = _turns(row, f"{path}, line {number}")
+        answers, needs = row.get("answers"), row.get("needs_memory")
         if not isinstance(answers, list) or not answers:
             raise DataError(f"{path}, line {number}: 'answers' must be a non-empty list")
         if not isinstance(needs, bool):
@@ -64,7 +88,8 @@ def read_questions(path: Path) -> list[Question]:
         if match not in ("contains", "last_number"):
             raise DataError(f"{path}, line {number}: 'match' must be contains or last_number")
         kind = str(row.get("kind") or ("memory" if needs else "general"))
-        out.append(Question(question, tuple(str(a) for a in answers), needs, kind, match))
+        gold = tuple(str(a) for a in answers)
+        out.append(Question(question, gold, needs, kind, match, earlier=tuple(earlier)))
     return out
 
 

@@ -30,6 +30,14 @@ The rules, precisely:
 - **Boilerplate** (any reply). Talk about memory or notes: "according to your…", "your
   long-term memory", "the notes", "the user", "the memory system", "based on the
   information you provided"...
+- **Note read back** (any reply). The reply repeats the wording of the note sent with a
+  message whose search found nothing or failed (assistant/respond.py): "nothing saved",
+  "saved information", "... for this message", "if it asks about my own life", "can't be
+  looked up", "anything else, just answer", or its instruction ("say you don't know that
+  yet"). Saying what the note asks for is no leak: "I don't know when your dentist
+  appointment is", "I don't know that yet", "I can't check that right now" are honest
+  answers. A phrase the question itself holds ("where is saved data kept?") is no leak.
+  A general reply that reads the note back is damaged too.
 - **Token F1** (LoCoMo). LoCoMo's own normalisation (lower case, punctuation and the words
   a/an/the/and dropped) and multiset token F1; multi-hop answers (category 1) are split on
   commas and averaged as LoCoMo's evaluation does. No Porter stemming (LoCoMo's script
@@ -102,6 +110,37 @@ ABOUT_YOU_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "no information provided",
             r"\bno (information|details|data) (was |is )?(provided|"
             r"available|found|given) (in|about|on|from)\b",
+        ),
+    )
+)
+
+# The empty-search and failed-search notes' own wording, as a reply that reads them back
+# would say it ("I don't have any saved information about you for this message. If it
+# asks about my own life, I don't know that yet."), in either person.
+NOTE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(pattern))
+    for name, pattern in (
+        (
+            "nothing saved",
+            r"\b(nothing|anything)( is| was| yet)? saved (about|for|on|regarding|yet)\b"
+            r"|\bhave nothing saved\b|\bsaved about (you|me)\b",
+        ),
+        ("saved information", r"\bsaved (information|info|details|data|facts|notes|memories)\b"),
+        (
+            "for this message",
+            r"\b(saved|stored|information|info|details|nothing|anything|found|know|about "
+            r"(you|me))\b[^.!?\n]{0,30}\bfor this message\b|\b(if|when) (it|this message) asks\b",
+        ),
+        (
+            "my own life",
+            r"\babout my own life\b"
+            r"|\b(asks?|asking|asked|questions?|message) about your own life\b",
+        ),
+        ("can't be looked up", r"\b(can'?t|cannot|can not|couldn'?t|could not) be looked up\b"),
+        ("just answer", r"\b(for )?anything else,? (just answer|i('ll| will) (just )?answer)\b"),
+        (
+            "the note's instruction",
+            r"\bsay (you|i) (don'?t|do not) know that yet\b|\bsay (you|i) can'?t check that\b",
         ),
     )
 )
@@ -210,11 +249,12 @@ class Damage:
     phrases: tuple[str, ...] = ()  # memory phrases the reply repeated
     boilerplate: tuple[str, ...] = ()  # talk about memory or notes
     about_you: tuple[str, ...] = ()  # "I don't have any information about you"
+    note: tuple[str, ...] = ()  # the empty-search note read back
 
     @property
     def damaged(self) -> bool:
         """True when any rule fired."""
-        return bool(self.terms or self.phrases or self.boilerplate or self.about_you)
+        return bool(self.terms or self.phrases or self.boilerplate or self.about_you or self.note)
 
 
 def boilerplate(reply: str) -> tuple[str, ...]:
@@ -227,6 +267,16 @@ def about_you(reply: str) -> tuple[str, ...]:
     """The names of the 'I know nothing about you' patterns the reply uses."""
     text = normalise(reply).replace("’", "'")
     return tuple(name for name, pattern in ABOUT_YOU_PATTERNS if pattern.search(text))
+
+
+def note_read_back(reply: str, question: str = "") -> tuple[str, ...]:
+    """The names of the empty-search note's phrases the reply repeats (not the question's)."""
+    text, asked = (normalise(t).replace("’", "'") for t in (reply, question))
+    return tuple(
+        name
+        for name, pattern in NOTE_PATTERNS
+        if pattern.search(text) and not pattern.search(asked)
+    )
 
 
 def damage(
@@ -266,7 +316,13 @@ def damage(
             gram = tuple(reply_tokens[i : i + 4])
             if gram in memory_terms.phrases and not set(gram) <= allowed:
                 phrases.append(" ".join(gram))
-    return Damage(tuple(used), tuple(dict.fromkeys(phrases)), boilerplate(reply), about_you(reply))
+    return Damage(
+        tuple(used),
+        tuple(dict.fromkeys(phrases)),
+        boilerplate(reply),
+        about_you(reply),
+        note_read_back(reply, question),
+    )
 
 
 def speaks_as_user(reply: str, question: str) -> bool:

@@ -1,7 +1,7 @@
 """Answers, measured: what the assistant says, per gate mode, on the configured model.
 
 Each question goes through the app's own turn (Chat.answer: gate -> memory search ->
-streamed reply), alone, with no history, once per mode:
+streamed reply), once per mode:
 
     python -m assistant.eval answers --memories M.jsonl --questions Q.jsonl \\
         --modes never,always,local --json --rows rows.jsonl
@@ -9,13 +9,18 @@ streamed reply), alone, with no history, once per mode:
 
 Memories (`{"id", "text"}` lines) go into a fresh temporary store. Questions are
 `{"question", "answers": [...], "needs_memory": bool}` lines (optional `kind`, and
-`match`: `contains` or `last_number`). Modes are the gate modes plus `always-no-cutoff`:
-always retrieve the top k with no relevance cut-off, as mem0 does. The reply model samples
-greedily (temperature 0), so two runs agree. Each mode asks every question in turn
-(`never` first), so that no mode reuses another's prompt cache for the same question.
+`match`: `contains` or `last_number`), asked alone; or `{"turns": [...], ...}` lines, a
+conversation whose earlier turns are played first through the same mode, with history
+and without capture, and whose last turn alone is scored (answer_run.py). Modes are the
+gate modes plus `always-no-cutoff`: always retrieve the top k with no relevance cut-off,
+as mem0 does. The reply model samples greedily (temperature 0) unless `--temperature`
+says otherwise (`default`: the endpoint's own sampling, as the app replies); `--repeat N`
+runs the set N times for the spread of sampled replies. Each mode asks every question in
+turn (`never` first), so that no mode reuses another's prompt cache for the same question.
 
-Inputs: answer_data.py; scoring rules: answer_score.py; figures: answer_report.py. With
-no key and no ANTHROPIC_BASE_URL the built-in local model is started, as the app does.
+Inputs: answer_data.py; playing and scoring a question: answer_run.py; scoring rules:
+answer_score.py; figures: answer_report.py. With no key and no ANTHROPIC_BASE_URL the
+built-in local model is started, as the app does.
 """
 
 from __future__ import annotations
@@ -24,7 +29,6 @@ import argparse
 import json
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -40,14 +44,8 @@ from assistant.eval.answer_data import (
     read_questions,
 )
 from assistant.eval.answer_report import Row, summarise, table
-from assistant.eval.answer_score import (
-    MemoryTerms,
-    boilerplate,
-    damage,
-    is_correct,
-    locomo_f1,
-    speaks_as_user,
-)
+from assistant.eval.answer_run import run_repeats
+from assistant.eval.answer_score import MemoryTerms
 
 NO_CUTOFF_MODE = "always-no-cutoff"
 DEFAULT_MODES = "never,always,local"
@@ -67,6 +65,24 @@ def parse_modes(text: str) -> list[str]:
             f"choose from {', '.join((*NAMES, NO_CUTOFF_MODE))}"
         )
     return list(dict.fromkeys(modes))
+
+
+def parse_temperature(text: str) -> float | None:
+    """A reply temperature: a number from 0, or 'default' (None: the endpoint's sampling)."""
+    if text.strip().lower() == "default":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is neither a number nor 'default'") from None
+    if not value >= 0.0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"a temperature is 0 or more, not {text}")
+    return value
+
+
+def shown(temperature: float | None) -> float | str:
+    """The temperature as the report writes it: a number, or 'default'."""
+    return "default" if temperature is None else temperature
 
 
 # ---- the model and the pipelines ------------------------------------------------------------
@@ -132,9 +148,13 @@ def build_chats(
     *,
     k: int,
     max_tokens: int,
-    temperature: float = 0.0,
+    temperature: float | None = 0.0,
 ) -> dict[str, Any]:
-    """One chat per mode, as the app answers, sharing the store and a greedy reply model."""
+    """One chat per mode, as the app answers, sharing the store and one reply model.
+
+    `temperature` 0 is greedy (two runs agree); None leaves sampling to the endpoint's
+    default, as the app does.
+    """
     from assistant.chat import Chat
     from assistant.gate_modes import build_gate
     from assistant.pipeline import Pipeline
@@ -153,84 +173,7 @@ def build_chats(
     return chats
 
 
-# ---- running and scoring ------------------------------------------------------------------
-
-
-def _row(question: Question, mode: str, turn: Any) -> Row:
-    memories = [m.text for m in turn.memories]
-    f1 = None
-    if question.category is not None:
-        f1 = round(locomo_f1(turn.reply, question.answers[0], question.category), 4)
-    return Row(
-        question=question.question,
-        mode=mode,
-        needs_memory=question.needs_memory,
-        kind=question.kind,
-        retrieved=turn.decision.retrieve,
-        failed_open=turn.decision.failed_open,
-        gate_reason=turn.decision.reason,
-        memories=memories,
-        reply=turn.reply,
-        correct=is_correct(turn.reply, question.answers, question.match),
-        leaked=None,
-        boilerplate=list(boilerplate(turn.reply)),
-        speaks_as_user=speaks_as_user(turn.reply, question.question),
-        first_token_ms=None
-        if turn.timings.first_token_ms is None
-        else round(turn.timings.first_token_ms, 1),
-        memory_tokens=turn.usage.memory_tokens,
-        reply_error=turn.reply_error,
-        f1=f1,
-    )
-
-
-def run_questions(
-    chats: dict[str, Any],
-    questions: Sequence[Question],
-    terms: MemoryTerms,
-    progress: Callable[[str], None] | None = None,
-    on_row: Callable[[Row], None] | None = None,
-) -> list[Row]:
-    """Every question through each mode's chat in turn, `never` first; scored.
-
-    Modes run one after another, not interleaved on each question: two modes that send
-    the same memories for a question back to back would let the second reuse the first's
-    prompt cache in llama.cpp (a tenth of the first-token time here), and the figures
-    would measure the order. Run whole, each mode meets the cache as the app does: the
-    system prompt warm, each message's memories fresh. `never` goes first because its
-    replies are the world knowledge the damage rule subtracts.
-    """
-    from assistant.chat import TurnOptions
-
-    modes = sorted(chats, key=lambda m: m != "never")
-    alone = TurnOptions(capture=False)  # each question on its own: no history, no capture
-    rows: list[Row] = []
-    world: dict[int, str] = {}
-    started = time.perf_counter()
-    total = len(modes) * len(questions)
-    for m, mode in enumerate(modes):
-        for i, question in enumerate(questions):
-            turn = chats[mode].answer(question.question, options=alone).gated
-            row = _row(question, mode, turn)
-            if mode == "never":
-                world[i] = row.reply
-            if not question.needs_memory:
-                hurt = damage(row.reply, question.question, question.answers, terms, world.get(i))
-                row.leaked = hurt.damaged
-                row.leak_terms = [*hurt.terms, *hurt.phrases, *hurt.about_you]
-            rows.append(row)
-            if on_row is not None:
-                on_row(row)
-            if progress is not None:
-                done = m * len(questions) + i + 1
-                secs = time.perf_counter() - started
-                mark = f"{'R' if row.retrieved else '-'}{'✓' if row.correct else '✗'}"
-                mark += "!" if row.leaked else ""
-                progress(
-                    f"[{done}/{total}] {mode} {mark} {question.question[:40]!r} · {secs:.0f} s, "
-                    f"~{secs / done * (total - done):.0f} s left"
-                )
-    return rows
+# ---- running ----------------------------------------------------------------------------
 
 
 def evaluate(
@@ -242,10 +185,16 @@ def evaluate(
     k: int = 5,
     min_similarity: float | None = None,
     max_tokens: int = DEFAULT_MAX_TOKENS,
+    temperature: float | None = 0.0,
+    repeat: int = 1,
     progress: Callable[[str], None] | None = None,
     on_row: Callable[[Row], None] | None = None,
 ) -> tuple[dict[str, dict[str, Any]], list[Row]]:
-    """Load the memories into a fresh store, run every question in every mode, and score."""
+    """Load the memories into a fresh store, run every question in every mode, and score.
+
+    `temperature` None samples replies as the app does (the endpoint's default); `repeat`
+    runs the whole set that many times, for the spread of sampled replies.
+    """
     from memory.records import Memory
     from memory.store import MemoryStore, release_folder
 
@@ -254,11 +203,13 @@ def evaluate(
         try:
             store.add_records([Memory(i, t, None, "", "imported", {}) for i, t in memories])
             store.warm()
-            chats = build_chats(modes, model, store, k=k, max_tokens=max_tokens)
+            chats = build_chats(
+                modes, model, store, k=k, max_tokens=max_tokens, temperature=temperature
+            )
             # One untimed turn first: the model's own first-use costs belong to no mode.
             next(iter(chats.values())).answer("Hello!")
             terms = MemoryTerms.of(text for _, text in memories)
-            rows = run_questions(chats, questions, terms, progress, on_row)
+            rows = run_repeats(chats, questions, terms, repeat, progress, on_row)
         finally:
             store.close()
             release_folder(tmp)
@@ -271,7 +222,12 @@ def evaluate(
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register the answers evaluation's options."""
     parser.add_argument("--memories", type=Path, help="JSONL of {id, text}")
-    parser.add_argument("--questions", type=Path, help="JSONL of {question, answers, needs_memory}")
+    parser.add_argument(
+        "--questions",
+        type=Path,
+        help="JSONL of {question, answers, needs_memory}, or {turns: [...], answers, "
+        "needs_memory}: a conversation whose last turn is scored",
+    )
     parser.add_argument(
         "--locomo",
         type=Path,
@@ -302,8 +258,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         help="relevance cut-off (default: MEMGATE_MIN_SIMILARITY or the store's)",
     )
+    parser.add_argument(
+        "--temperature",
+        type=parse_temperature,
+        default=0.0,
+        help="reply sampling: a number (default 0, greedy: two runs agree) or 'default', "
+        "the endpoint's own sampling, as the app replies",
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="run the whole set N times (sampled replies differ): figures pooled, and each "
+        "share's mean and spread over the runs",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--rows", type=Path, help="write one JSON line per question and mode")
+    parser.add_argument(
+        "--rows", type=Path, help="write one JSON line per question (its last turn) and mode"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -319,6 +291,8 @@ def run(args: argparse.Namespace) -> int:
             raise DataError("give --memories and --questions, or --locomo")
         if not questions:
             raise DataError("no questions to ask")
+        if args.repeat < 1:
+            raise DataError("--repeat must be 1 or more")
         # Rows are written as they come: a long run stopped halfway keeps what it measured.
         rows_file = open(args.rows, "w", encoding="utf-8") if args.rows else None  # noqa: SIM115
     except (OSError, ValueError, KeyError) as exc:
@@ -331,9 +305,11 @@ def run(args: argparse.Namespace) -> int:
         if rows_file is not None:
             rows_file.close()
         return 2
+    talks = sum(bool(q.earlier) for q in questions)
     print(
-        f"{len(questions)} questions x {len(modes)} modes on {model.model}, "
-        f"{len(memories)} memories",
+        f"{len(questions)} questions ({talks} conversations) x {len(modes)} modes"
+        + (f" x {args.repeat} runs" if args.repeat > 1 else "")
+        + f" on {model.model}, {len(memories)} memories, temperature {shown(args.temperature)}",
         file=sys.stderr,
     )
 
@@ -353,6 +329,8 @@ def run(args: argparse.Namespace) -> int:
             if args.min_similarity is not None
             else model.settings.min_similarity,
             max_tokens=args.max_tokens,
+            temperature=args.temperature,
+            repeat=args.repeat,
             progress=lambda line: print(line, file=sys.stderr, flush=True),
             on_row=write_row,
         )
@@ -365,7 +343,8 @@ def run(args: argparse.Namespace) -> int:
         "endpoint": model.endpoint,
         "set": str(args.locomo) if args.locomo else f"{args.memories} + {args.questions}",
         "max_tokens": args.max_tokens,
-        "temperature": 0.0,
+        "temperature": shown(args.temperature),
+        "repeat": args.repeat,
         "k": args.k,
         "modes": summary,
     }
