@@ -46,6 +46,9 @@ DEFAULT_CTX_PER_SLOT = 4096
 DEFAULT_SLOTS = 2  # two tabs (or a gate call beside a reply) run at once; more requests queue
 START_TIMEOUT_S = 180.0
 MODEL_ALIAS = "local-gguf"  # the id requests name: llama.cpp serves one model
+# How long stop() waits for a ready callback still running: one whose request the stop cut
+# off ends at once; only a callback that ignores the server could take this long.
+CALLBACK_GRACE_S = 5.0
 _log = logging.getLogger(__name__)
 
 
@@ -124,6 +127,9 @@ class LocalModel:
         self._booting: threading.Thread | None = None
         self._ready = threading.Event()
         self._on_ready: list[Callable[[], None]] = []
+        # Threads running a ready callback now: stop() lets them end before it returns.
+        self._calling_back: set[int] = set()
+        self._callbacks_idle = threading.Condition()
         atexit.register(self.stop)
 
     # ---- state --------------------------------------------------------------------
@@ -177,14 +183,42 @@ class LocalModel:
         with self._lock:
             self._on_ready.append(callback)
             ready = self._status.ready
+            server = self._proc
         if ready:
-            self._run_callback(callback)
+            self._run_callback(callback, server)
 
-    def _run_callback(self, callback: Callable[[], None]) -> None:
+    def _run_callback(
+        self, callback: Callable[[], None], server: subprocess.Popen[bytes] | None
+    ) -> None:
+        """Run one ready callback for `server`; its failure is logged, never raised."""
+        me = threading.get_ident()
+        with self._callbacks_idle:
+            self._calling_back.add(me)
         try:
             callback()
-        except Exception:  # noqa: BLE001 - a warm-up is an optimisation: log it, serve anyway
-            _log.warning("a ready callback of the local model failed", exc_info=True)
+        except Exception as exc:  # noqa: BLE001 - a warm-up is an optimisation: log it, serve anyway
+            if self._proc is not server:
+                # The server it talked to was stopped under it (the process is exiting, or a
+                # restart): the request was cut off, as expected. Nothing to see at shutdown.
+                _log.debug(
+                    "a ready callback of the local model ended as the server stopped: %s: %s",
+                    type(exc).__name__,
+                    exc,
+                )
+            else:
+                _log.warning("a ready callback of the local model failed", exc_info=True)
+        finally:
+            with self._callbacks_idle:
+                self._calling_back.discard(me)
+                self._callbacks_idle.notify_all()
+
+    def _await_callbacks(self) -> None:
+        """Give ready callbacks cut off by a stop a moment to end (and say so) first."""
+        me = threading.get_ident()  # a callback that stops the server must not wait for itself
+        with self._callbacks_idle:
+            self._callbacks_idle.wait_for(
+                lambda: not self._calling_back - {me}, timeout=CALLBACK_GRACE_S
+            )
 
     def wait_ready(self, timeout: float | None = None) -> ModelStatus:
         """Block until the server is ready or has failed (or `timeout` passes)."""
@@ -213,8 +247,9 @@ class LocalModel:
             secs = time.perf_counter() - started
             self._set(state=ModelState.READY, detail=f"started in {secs:.1f} s", error=None)
             # Before waiters are released: the first decision after "ready" is a warm one.
+            server = self._proc
             for callback in list(self._on_ready):
-                self._run_callback(callback)
+                self._run_callback(callback, server)
         finally:
             self._ready.set()
 
@@ -303,6 +338,9 @@ class LocalModel:
                         proc.stdin.close()
             if self._status.state is not ModelState.FAILED:
                 self._set(state=state)
+        # At exit this is atexit's call: a warm-up cut off mid-request ends here, quietly,
+        # instead of in a daemon thread racing the interpreter's shutdown.
+        self._await_callbacks()
 
 
 # ---- the child process ----------------------------------------------------------------

@@ -453,3 +453,40 @@ def test_the_model_reads_the_gate_prompt_as_soon_as_it_is_ready(tmp_path: Path) 
         assert warmed == ["ready", "late"]
     finally:
         model.stop()
+
+
+def test_a_process_exiting_while_the_model_warms_logs_no_traceback(tmp_path: Path) -> None:
+    # A script exits just as the server became ready: atexit stops the server under the
+    # warm-up's request. That is expected (one debug line); a callback's own bug is not.
+    script = textwrap.dedent(
+        f"""
+        import logging, threading
+        from pathlib import Path
+        from assistant.local_model import LocalModel
+        from assistant.native_gate import NativeLlamaGate
+        logging.basicConfig(format="%(levelname)s %(message)s")
+        logging.getLogger("assistant.local_model").setLevel(logging.DEBUG)
+        m = LocalModel({str(SMALL)!r}, log_path=Path({str(tmp_path)!r}) / "s.log")
+        warming = threading.Event()
+        def broken():
+            raise ValueError("a bug of the callback's own")
+        def warm():  # what the app registers: the LLM gate reads its prompt once
+            warming.set()
+            NativeLlamaGate(m.base_url, timeout=None).warm()
+        m.on_ready(broken)
+        m.on_ready(warm)
+        m.start()
+        assert warming.wait(120)
+        print("exiting", flush=True)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0 and done.stdout == "exiting\n", done.stderr
+    # The cut-off warm-up: said once, at debug, without a traceback.
+    assert "DEBUG a ready callback of the local model ended as the server stopped" in done.stderr
+    # A real failure is still a warning with its traceback, and the only one.
+    assert "WARNING a ready callback of the local model failed" in done.stderr
+    assert done.stderr.count("Traceback") == 1, done.stderr
+    assert "ValueError: a bug of the callback's own" in done.stderr
