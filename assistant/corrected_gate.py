@@ -7,21 +7,24 @@ embedded once. The nearest correction at or above `CORRECTION_SIMILARITY` decide
 model call; otherwise the wrapped gate decides as it always does.
 
 The rule modes (always, never, length) are not wrapped: they judge nothing, and a
-presenter picks them to show a fixed baseline, which a correction must not bend.
+presenter picks them to show a fixed baseline, which a correction must not bend. The
+vocabulary rule runs after this wrapper (in the pipeline) and turns only the gate's own
+skips into retrieves, so a correction of one of its decisions stands (assistant/vocabulary.py).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from assistant.gate import Gate, GateDecision, Method, bounded
+from assistant.gate import Gate, GateDecision, Method, bounded, decide_in
 
 if TYPE_CHECKING:
+    from assistant.followup import Said
     from memory.corrections import Correction, CorrectionBook
     from memory.embeddings import MiniLM
 
@@ -102,7 +105,7 @@ class CorrectedGate:
             raise AttributeError(attr)
         return getattr(self.inner, attr)
 
-    def decide(self, message: str) -> GateDecision:
+    def decide(self, message: str, recent: Sequence[Said] = ()) -> GateDecision:
         """The nearest close correction's decision, else the wrapped gate's."""
         if not message.strip():
             return self.inner.decide(message)
@@ -110,7 +113,7 @@ class CorrectedGate:
         vector = self.reader([message])[0]
         hit = self.book.nearest(vector)
         if hit is None or hit[1] < self.threshold:
-            decision = self.inner.decide(message)
+            decision = decide_in(self.inner, message, recent)
             # Our look-up is part of this decision's time: say so.
             return replace(decision, elapsed_ms=(self._clock() - started) * 1000.0)
         correction = hit[0]

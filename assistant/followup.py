@@ -229,7 +229,7 @@ FOLLOW_UP_REASON = "follows up on your memories"
 
 
 def in_conversation(
-    decision: GateDecision, resolved: Resolved, continued: Said | None
+    decision: GateDecision, resolved: Resolved, continued: Said | None, keep_query: bool = False
 ) -> GateDecision:
     """The gate's decision on the message alone, read again with the conversation.
 
@@ -240,12 +240,16 @@ def in_conversation(
       12 squared" is as general as the question it continues ("Now one about my cat",
       after a joke, is retrieved by the gate on its own words).
     A correction's or an empty message's decision is the user's or final: only the query
-    of a retrieving one is resolved.
+    of a retrieving one is resolved. `keep_query`: the gate read the conversation itself
+    (the `llm` gate), and the standalone query its model wrote stands.
     """
     if not resolved.follow_up or continued is None or decision.method is Method.EMPTY_INPUT:
         return decision
     if decision.retrieve:
-        return replace(decision, query=resolved.query, query_source=resolved.source)
+        own = keep_query and decision.method is Method.MODEL and bool(decision.query)
+        return replace(
+            decision, query=decision.query if own else resolved.query, query_source=resolved.source
+        )
     if decision.method is Method.CORRECTION or not continued.query:
         return decision
     return replace(

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from assistant.llm import MessagesApi, ModelCallError, ModelError, json_span
+
+if TYPE_CHECKING:
+    from assistant.followup import Said
 
 GATE_MAX_TOKENS = 600  # reasoning models spend a thinking block before the JSON
 MAX_GATE_MESSAGE_CHARS = 4000  # ~1k tokens: enough to judge, bounded cost for huge pastes
@@ -153,6 +156,37 @@ class Gate(Protocol):
         ...
 
 
+def decide_in(gate: Gate, message: str, recent: Sequence[Said] = ()) -> GateDecision:
+    """The gate's decision; a gate that reads the conversation is given the last exchanges."""
+    if recent and getattr(gate, "reads_conversation", False):
+        return gate.decide(message, recent=recent)  # type: ignore[call-arg]
+    return gate.decide(message)
+
+
+# Put before the gate's own prompt when the message follows earlier exchanges: the model
+# decides with them and writes a query that stands alone ("Mom's birthday", not "her
+# birthday"). A first message gets the prompt alone, exactly as before.
+CONVERSATION_PREFIX = """Earlier in this conversation (oldest first):
+{turns}
+
+The message below may refer to it ("her", "it", "that", "What time?", "and ..."). If it \
+does, decide with what it refers to, and write the query so that it stands alone, naming \
+what it refers to. If it changes the subject, judge it on its own.
+
+"""
+CONTEXT_REPLY_CHARS = 300  # an earlier reply is cut for the gate: its topic is at the start
+
+
+def conversation_prefix(recent: Sequence[Said]) -> str:
+    """The last exchanges as the gate's prompt shows them."""
+    lines = []
+    for said in recent:
+        lines.append(f"User: {bounded(said.user, CONTEXT_REPLY_CHARS)[0]}")
+        if said.assistant:
+            lines.append(f"Assistant: {bounded(said.assistant, CONTEXT_REPLY_CHARS)[0]}")
+    return CONVERSATION_PREFIX.format(turns="\n".join(lines))
+
+
 class GateReplyError(ValueError):
     """The gate model's text could not be read as a decision."""
 
@@ -260,6 +294,7 @@ class LlmGate:
     """The seed gate: one small-model call that answers with JSON."""
 
     name = "llm"
+    reads_conversation = True  # a follow-up's last exchanges go into its prompt
 
     def __init__(
         self,
@@ -282,8 +317,12 @@ class LlmGate:
     def warm(self) -> None:
         """Nothing to load: the model's endpoint is warmed by its own first request."""
 
-    def decide(self, message: str) -> GateDecision:
-        """Ask the small model; any failure retrieves (fails open) and says why."""
+    def decide(self, message: str, recent: Sequence[Said] = ()) -> GateDecision:
+        """Ask the small model; any failure retrieves (fails open) and says why.
+
+        With `recent` (the last exchanges, oldest first) the prompt shows them first and
+        asks for a standalone query; without, it is the seed's prompt exactly.
+        """
         if not message.strip():
             return empty_decision(self.name)
         prompt_message, truncated = bounded(message)
@@ -299,6 +338,8 @@ class LlmGate:
 
         try:
             prompt = self._prompt.format(message=prompt_message)
+            if recent:
+                prompt = conversation_prefix(recent) + prompt
             reply = self._api.ask([{"role": "user", "content": prompt}])
             tokens = (reply.input_tokens, reply.output_tokens)
             if reply.cut_off:

@@ -33,8 +33,8 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from assistant.gate import (
     GateDecision,
@@ -46,6 +46,9 @@ from assistant.gate import (
     parse_gate_reply,
 )
 from assistant.llm_trust import logit
+
+if TYPE_CHECKING:
+    from assistant.followup import Said
 
 QUERY_CHARS = 48
 # Reasons the grammar allows: short enough for the badge, and each fits its decision.
@@ -155,6 +158,7 @@ class NativeLlamaGate:
     """The LLM gate through llama.cpp's /completion: always valid, short JSON."""
 
     name = "llm"
+    reads_conversation = True  # a follow-up is asked as its standalone text
 
     def __init__(
         self,
@@ -250,10 +254,19 @@ class NativeLlamaGate:
             return True, memory_query(message), f"model: needs memory, p={p:.2f}"
         return False, "", f"model: no memory needed, p={p:.2f}"
 
-    def decide(self, message: str) -> GateDecision:
-        """Ask the model through the grammar; any failure retrieves (fails open) and says why."""
+    def decide(self, message: str, recent: Sequence[Said] = ()) -> GateDecision:
+        """Ask the model through the grammar; any failure retrieves (fails open) and says why.
+
+        A follow-up is asked as the resolver's standalone text ("When's Mom's birthday?"),
+        not its bare words: the prompt reads one line per message, and its threshold was
+        measured on messages that stand alone.
+        """
         if not message.strip():
             return empty_decision(self.name)
+        if recent:
+            from assistant.followup import resolve
+
+            message = resolve(message, recent).query
         prompt_message, truncated = bounded(message)
         started = self._clock()
         tokens = (0, 0)

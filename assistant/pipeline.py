@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from assistant.capture import CaptureMethod, Capturer, CaptureResult
 from assistant.followup import RECENT_TURNS, Resolved, Said, in_conversation, resolve
-from assistant.gate import Gate, GateDecision, failed_open_decision
+from assistant.gate import Gate, GateDecision, decide_in, failed_open_decision
 from assistant.llm import describe_error
 from assistant.respond import HistoryItem, Lookup, ReplySource, Responder, TextCallback
 from assistant.text import Label
@@ -159,14 +159,14 @@ _log = logging.getLogger(__name__)
 _UNJUDGED = frozenset({"always", "never", "length"})
 
 
-def _decide(gate: Gate, message: str) -> GateDecision:
+def _decide(gate: Gate, message: str, recent: Sequence[Said] = ()) -> GateDecision:
     """The gate's decision; a gate that raises fails open, as the LLM gate does itself.
 
     The LLM gate never raises, but the local gate can (missing or corrupt weights, a
     broken embedding model), and a turn must never end in an exception.
     """
     try:
-        return gate.decide(message)
+        return decide_in(gate, message, recent)
     except Exception as exc:  # noqa: BLE001 - every gate failure must fail open, by design
         _log.exception("gate %r raised; failing open", gate.name)
         return failed_open_decision(gate.name, message, exc)
@@ -281,19 +281,21 @@ class Pipeline:
             message = message[:MAX_MESSAGE_CHARS]
         # The last exchanges, for a follow-up ("When's her birthday?") and what it continues.
         recent = [t for t in history if t.reply_usable][-RECENT_TURNS:] if self.conversation else []
-        resolved = resolve(message, [t.said() for t in recent], self._mentions)
+        said = [t.said() for t in recent]
+        resolved = resolve(message, said, self._mentions)
         continued = recent[-resolved.turns_back] if resolved.follow_up else None
         if decision is None:
             judge = gate or self.gate
-            decision = _decide(judge, message)
+            decision = _decide(judge, message, said)
             if self.vocabulary:
                 decision = self._with_vocabulary(decision, message)
             if judge.name not in _UNJUDGED:
-                said = continued.said() if continued else None
-                decision = in_conversation(decision, resolved, said)
+                own = getattr(judge, "reads_conversation", False)
+                before = continued.said() if continued else None
+                decision = in_conversation(decision, resolved, before, keep_query=own)
         elif decision.retrieve:  # a forced re-run still searches with the conversation's words
-            said = continued.said() if continued else None
-            decision = in_conversation(decision, resolved, said)
+            before = continued.said() if continued else None
+            decision = in_conversation(decision, resolved, before)
         if decision.truncated and notice is None:
             notice = "The gate judged only the start of this long message."
         if on_decision is not None:

@@ -151,3 +151,24 @@ def test_the_always_retrieve_baseline_searches_the_message_alone(fake_api, sdk_c
     fake_api.queue(Reply(text="7:30pm."))
     turn = turns.respond("What time?", [first])
     assert turn.decision.query == "What time?" and turn.decision.query_source == ""
+
+
+def test_the_llm_gate_reads_the_last_exchanges_and_its_standalone_query_is_searched(
+    fake_api, sdk_client, store
+):
+    turns = pipeline(sdk_client, store)
+    fake_api.queue(Reply(text=RETRIEVE), Reply(text="Thursday at 7:30pm."))
+    first = turns.respond("When am I meeting Alex?")
+    first_prompt = fake_api.requests[0].prompt_text
+    assert "Earlier in this conversation" not in first_prompt  # the seed's prompt, alone
+    standalone = '{"retrieve": true, "query": "time of dinner with Alex", "reason": "plans"}'
+    fake_api.queue(Reply(text=standalone), Reply(text="7:30pm."))
+    turn = turns.respond("What time?", [first])
+    gate_prompt = fake_api.requests[2].prompt_text
+    assert "User: When am I meeting Alex?" in gate_prompt
+    assert "Assistant: Thursday at 7:30pm." in gate_prompt
+    assert gate_prompt.rstrip().endswith(first_prompt.rstrip().replace(
+        "When am I meeting Alex?", "What time?"
+    ))  # fmt: skip
+    assert turn.decision.query == "time of dinner with Alex"
+    assert turn.decision.query_source == "from your last message"

@@ -10,14 +10,18 @@ it is not asked at all and the cascade decides exactly as the local gate does.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from assistant.gate import Gate, GateDecision, empty_decision
+from assistant.gate import Gate, GateDecision, decide_in, empty_decision
 from assistant.llm_trust import LlmTrust, logit
 from assistant.local_gate.classifier import LocalGate
 from assistant.local_gate.rule import explicit_memory_reference
 from assistant.local_gate.text import gate_text
+
+if TYPE_CHECKING:
+    from assistant.followup import Said
 
 
 class CascadeGate:
@@ -65,7 +69,12 @@ class CascadeGate:
             return low <= p < high
         return abs(logit(p) - logit(self.local.threshold)) < self.trust.band
 
-    def decide(self, message: str) -> GateDecision:
+    @property
+    def reads_conversation(self) -> bool:
+        """True when the LLM it asks reads a follow-up's last exchanges."""
+        return bool(getattr(self.llm, "reads_conversation", False))
+
+    def decide(self, message: str, recent: Sequence[Said] = ()) -> GateDecision:
         """Decide locally when sure; otherwise add the LLM's vote (a failing LLM retrieves).
 
         elapsed_ms is the whole decision, local and LLM; model_ms only the LLM's part, so
@@ -80,7 +89,7 @@ class CascadeGate:
         if not self.band(p) or explicit_memory_reference(gate_text(message)):
             return replace(local, gate=self.name, elapsed_ms=(self._clock() - started) * 1e3)
         self.llm_calls += 1
-        asked = self.llm.decide(message)
+        asked = decide_in(self.llm, message, recent)
         elapsed = (self._clock() - started) * 1000.0
         if asked.failed_open:
             return replace(asked, gate=self.name, confidence=p, elapsed_ms=elapsed)
