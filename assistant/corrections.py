@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 BUTTON_LABEL = "Wrong decision?"
 RERUN_NOTE = "re-run after your correction"
 # Nothing to correct: a failed-open gate did not decide, an empty message was not judged,
-# and a rule (always / never / length) is the mode the presenter chose, not a judgement.
+# and a rule mode (always / never / length) is the baseline the presenter chose, not a
+# judgement. The vocabulary rule (Method.VOCABULARY) is a heuristic's guess: correctable.
 _NOT_CORRECTABLE = (Method.FAILED_OPEN, Method.EMPTY_INPUT, Method.RULE)
 
 

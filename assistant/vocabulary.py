@@ -6,6 +6,10 @@ skips them, and the model then invents an answer. But Mango, Noor and v3 are in 
 user's memories. When a gate skips a message, its names and codes are looked up in the
 store's keyword index (word counts only: no memory is read, no search is run) and, when
 the user's memories mention one, the message retrieves, and the badge says why.
+
+The rule is a heuristic, so its decisions (`Method.VOCABULARY`) can be corrected like the
+gate's own ("Wrong decision?"), and it never overrules a correction: the user's word on a
+message is final (a "Which country is Cork in?" the user marked general stays skipped).
 """
 
 from __future__ import annotations
@@ -35,7 +39,9 @@ _NOT_THINGS = frozenset(
 )
 MAX_DEFINITE_WORDS = 10
 MAX_WORDS = 15  # a longer message brings its own material (a word problem names its people)
-ASKS_ABOUT = (Method.LOCAL, Method.MODEL)  # only a judgement can be wrong this way
+# Only a gate's judgement can be wrong this way; a correction (Method.CORRECTION) is the
+# user's own decision and is never turned over, nor a rule mode's fixed one.
+ASKS_ABOUT = (Method.LOCAL, Method.MODEL)
 
 
 def name_like(message: str) -> list[str]:
@@ -72,6 +78,6 @@ def with_vocabulary(decision: GateDecision, message: str, store: MemoryStore) ->
         retrieve=True,
         query=message,
         reason=f"mentions {known[0]}, in your memories",
-        method=Method.RULE,
+        method=Method.VOCABULARY,
         elapsed_ms=decision.elapsed_ms + (time.perf_counter() - started) * 1000.0,
     )

@@ -104,11 +104,14 @@ def test_deleting_a_correction_in_the_sidebar_restores_the_gates_own_decision(ap
     click(app, app.button(key=f"del-correction-{kept.id}"))
     assert book(app).list() == []
     assert "Corrections (0)" in [h.value for h in app.sidebar.subheader]
-    send(app, REWORDING)
-    own = turns(app)[-1]
-    assert not own.decision.retrieve and own.decision.method is Method.LOCAL
     # The first turn offers its button again: the correction it showed is gone.
     assert f"wrong-{turns(app)[0].id}" in [b.key for b in wrong_buttons(app)]
+    # In a new conversation (here it would follow up on the re-run's memories) the gate
+    # decides the rewording itself again.
+    click(app, next(b for b in app.sidebar.button if b.label == "New conversation"))
+    send(app, REWORDING)
+    (own,) = turns(app)
+    assert not own.decision.retrieve and own.decision.method is Method.LOCAL
 
 
 def test_correcting_a_retrieve_records_a_skip_and_answers_nothing_again(app: AppTest):
@@ -149,6 +152,101 @@ def test_a_rule_mode_badge_has_no_correction_button(app: AppTest) -> None:
     send(app, "What's 2+2?")
     assert turns(app)[0].decision.method is Method.RULE
     assert wrong_buttons(app) == []
+
+
+# ---- the vocabulary rule's decisions are corrected like the gate's (issue 29) ---------
+
+# The local gate skips it (nothing personal in its words), but the demo persona's memories
+# mention "a climate-tech startup": the vocabulary rule retrieves it.
+RULE_RETRIEVE = "What's the startup called?"
+# Skipped by the gate and retrieved by the rule too; MiniLM cosine with RULE_RETRIEVE 0.951.
+RULE_REWORDING = "The startup is called what?"
+
+
+def correct_the_rule(at: AppTest) -> Any:
+    """Ask RULE_RETRIEVE, check the rule decided it, and press its "Wrong decision?" button."""
+    send(at, RULE_RETRIEVE)
+    (first,) = turns(at)
+    assert first.decision.retrieve and first.decision.method is Method.VOCABULARY
+    line = badge_lines(assistant_messages(at)[0])[0].replace("\\", "")
+    assert "mentions startup, in your memories" in line
+    (button,) = wrong_buttons(at)
+    assert button.key == f"wrong-{first.id}" and "didn't need memory" in button.help
+    click(at, button)
+    assert turns(at) == [first]  # a corrected retrieve is not answered again
+    return first
+
+
+def plain(values: list[Any]) -> list[str]:
+    """Element values as the reader sees them (the app escapes markdown characters)."""
+    return [v.value.replace("\\", "") for v in values]
+
+
+def test_a_rule_decision_is_corrected_credited_listed_and_deletable(app: AppTest) -> None:
+    correct_the_rule(app)
+    # Credited on the corrected turn, listed in the sidebar, kept in the user's book.
+    captions = " ".join(plain(assistant_messages(app)[0].caption))
+    assert "you corrected this: didn't need memory" in captions
+    assert wrong_buttons(app) == []
+    assert "Corrections (1)" in [h.value for h in app.sidebar.subheader]
+    assert RULE_RETRIEVE in plain(app.sidebar.markdown)  # the list's row
+    (kept,) = book(app).list()
+    assert (kept.message, kept.retrieve) == (RULE_RETRIEVE, False)
+    assert kept.reason == "mentions startup, in your memories"
+
+    # A rewording: the correction decides it, and the rule does not turn it back.
+    send(app, RULE_REWORDING)
+    decided = turns(app)[-1]
+    assert not decided.decision.retrieve and decided.decision.method is Method.CORRECTION
+    assert decided.memories == ()
+    line = badge_lines(assistant_messages(app)[-1])[0].replace("\\", "")
+    assert "SKIPPED" in line and f'decided by your correction: "{RULE_RETRIEVE}"' in line
+
+    # Deleted in the sidebar: the button is back, and the rule decides the rewording again.
+    click(app, app.button(key=f"del-correction-{kept.id}"))
+    assert book(app).list() == []
+    assert f"wrong-{turns(app)[0].id}" in [b.key for b in wrong_buttons(app)]
+    click(app, next(b for b in app.sidebar.button if b.label == "New conversation"))
+    send(app, RULE_REWORDING)
+    (again,) = turns(app)
+    assert again.decision.retrieve and again.decision.method is Method.VOCABULARY
+    assert any("startup" in m.text for m in again.memories)
+
+
+# The app started again in a new process on the same memory folder: it asks `argv[1]`.
+RESTARTED_APP = """
+import json, sys
+from tests.test_app import _start, assistant_messages, badge_lines, send, turns
+at = send(_start(), sys.argv[1])
+(turn,) = turns(at)
+print(json.dumps({
+    "retrieve": turn.decision.retrieve,
+    "method": turn.decision.method.value,
+    "badge": badge_lines(assistant_messages(at)[0])[0].replace("\\\\", ""),
+    "sidebar": [h.value for h in at.sidebar.subheader],
+}))
+"""
+
+
+def test_a_corrected_rule_decision_still_decides_after_a_restart(app: AppTest) -> None:
+    import json
+    import subprocess
+    import sys
+
+    correct_the_rule(app)
+    _store(app).close()  # this process lets go of the folder, as an app that exits does
+    done = subprocess.run(
+        [sys.executable, "-c", RESTARTED_APP, RULE_REWORDING],
+        cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    shown = json.loads(done.stdout.strip().splitlines()[-1])
+    assert (shown["retrieve"], shown["method"]) == (False, "correction")
+    assert f'decided by your correction: "{RULE_RETRIEVE}"' in shown["badge"]
+    assert "Corrections (1)" in shown["sidebar"]
 
 
 # ---- the factory wraps every judging gate it builds ----------------------------------
