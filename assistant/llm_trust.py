@@ -62,13 +62,17 @@ class LlmTrust:
             return f"{mode}: not measured with this model"
         # No time here: calibration runs whenever it runs, on whatever load the machine has
         # (its llm p50 was taken beside two other model servers); each badge shows its own.
-        text = (
-            f"{mode}: accuracy {figures['accuracy']:.2f}, recall {figures['recall']:.2f} "
+        scored = (
+            f"accuracy {figures['accuracy']:.2f}, recall {figures['recall']:.2f} "
             f"on {figures['n']} held-out messages"
         )
         if mode == "cascade" and not self.asks_llm:
-            text += " (the LLM was measured no help here, so the cascade decides as local)"
-        return text
+            # A mode that silently does nothing is a trap for a presenter: say it first.
+            return (
+                "cascade is local with this model: the LLM's vote was measured no help "
+                f"here, so it is never asked ({scored})"
+            )
+        return f"{mode}: {scored}"
 
 
 def load_trust(model: str, path: Path = TRUST_PATH) -> LlmTrust:

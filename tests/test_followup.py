@@ -172,3 +172,11 @@ def test_the_llm_gate_reads_the_last_exchanges_and_its_standalone_query_is_searc
     ))  # fmt: skip
     assert turn.decision.query == "time of dinner with Alex"
     assert turn.decision.query_source == "from your last message"
+
+
+def test_the_sidebar_says_plainly_when_cascade_is_local_for_this_model():
+    from assistant.llm_trust import load_trust
+
+    trust = load_trust("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")
+    assert trust.measured and not trust.asks_llm
+    assert trust.summary("cascade").startswith("cascade is local with this model")
