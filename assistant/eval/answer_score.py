@@ -138,6 +138,12 @@ NOTE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         ("can't be looked up", r"\b(can'?t|cannot|can not|couldn'?t|could not) be looked up\b"),
         ("just answer", r"\b(for )?anything else,? (just answer|i('ll| will) (just )?answer)\b"),
+        # The note since issue 28 is a fact ("Things I told you before that match this:
+        # none."), and the system prompt says what to do with it: both, read back.
+        ("things told before", r"\bthings (i|you) told (you|me) before\b"),
+        ("match this", r"\b(that|which|nothing|none) match(es)? (this|that|your message)\b"),
+        ("none match", r"\bmatch(es)? (this|that):? none\b|\bnone (of (it|them) )?match\b"),
+        ("still holds", r"\bearlier in this chat still holds\b"),
         (
             "the note's instruction",
             r"\bsay (you|i) (don'?t|do not) know that yet\b|\bsay (you|i) can'?t check that\b",
