@@ -13,6 +13,10 @@ from assistant.gate_modes import NAMES as GATE_MODES
 DEFAULT_GATE_MODEL = "claude-haiku-5-5"
 DEFAULT_CHAT_MODEL = "claude-sonnet-5-5"
 LOCAL_MODEL_OFF = "off"
+# The built-in model's reply temperature, chosen from `eval answers --temperature` runs on
+# our follow-up and single-question dev sets (docs/answers.md, "Sampling"): a presenter
+# wants the right answer every time. Other endpoints keep their own default.
+BUILT_IN_TEMPERATURE = 0.0
 
 
 class SettingsError(ValueError):
@@ -30,6 +34,14 @@ def _float(env: Mapping[str, str], name: str, default: float, lo: float, hi: flo
     if not lo <= value <= hi:
         raise SettingsError(f"{name} must be between {lo} and {hi}, got {value}")
     return value
+
+
+def _temperature(env: Mapping[str, str]) -> str:
+    raw = env.get("MEMGATE_TEMPERATURE", "").strip().lower()
+    if raw in ("", "default"):
+        return raw
+    _float(env, "MEMGATE_TEMPERATURE", 0.0, 0.0, 2.0)  # raises with a clear message
+    return raw
 
 
 def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
@@ -75,6 +87,17 @@ class Settings:
     native_url: str | None = None
     # The external evaluation data (benchmarks); None: ../shared/eval beside the checkout.
     eval_dir: Path | None = None
+    # MEMGATE_TEMPERATURE as given: "" (unset), "default" (the endpoint's own), or a number.
+    temperature: str = ""
+
+    @property
+    def reply_temperature(self) -> float | None:
+        """The replies' sampling temperature; None: the endpoint's own default."""
+        if self.temperature == "default":
+            return None
+        if self.temperature:
+            return float(self.temperature)
+        return BUILT_IN_TEMPERATURE if self.wants_local_model else None
 
     @property
     def gate_model_key(self) -> str:
@@ -162,4 +185,5 @@ class Settings:
             else None,
             eval_dir=Path(data) if (data := env.get("MEMGATE_EVAL_DIR", "").strip()) else None,
             cache_home=cache_home(env),
+            temperature=_temperature(env),
         )

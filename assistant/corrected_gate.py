@@ -110,7 +110,13 @@ class CorrectedGate:
         if not message.strip():
             return self.inner.decide(message)
         started = self._clock()
-        vector = self.reader([message])[0]
+        # A follow-up is looked up as what it means with the conversation, as it was kept.
+        meant = message
+        if recent:
+            from assistant.followup import resolve
+
+            meant = resolve(message, recent).query
+        vector = self.reader([meant])[0]
         hit = self.book.nearest(vector)
         if hit is None or hit[1] < self.threshold:
             decision = decide_in(self.inner, message, recent)

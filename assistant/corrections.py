@@ -107,7 +107,10 @@ def correct(book: CorrectionBook, message: str, decision: GateDecision) -> Corre
     if not can_correct(decision):
         raise ValueError(f"a {decision.label} decision ({decision.method.value}) has no correction")
     right = not decision.retrieve
-    correction = book.add(message, right, gate=decision.gate, reason=decision.reason)
+    # A follow-up is kept as what it meant ("meeting Alex What time?"), not its bare words:
+    # a correction of "What time?" must not decide every later "What time?" of any chat.
+    meant = decision.query if decision.query_source else message
+    correction = book.add(meant, right, gate=decision.gate, reason=decision.reason)
     return CorrectionResult(correction, rerun_with_memory=right)
 
 

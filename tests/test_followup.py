@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from assistant.fake_api import Reply
@@ -174,9 +176,23 @@ def test_the_llm_gate_reads_the_last_exchanges_and_its_standalone_query_is_searc
     assert turn.decision.query_source == "from your last message"
 
 
-def test_the_sidebar_says_plainly_when_cascade_is_local_for_this_model():
-    from assistant.llm_trust import load_trust
+def test_a_corrected_follow_up_decides_that_follow_up_not_the_same_words_elsewhere(store):
+    from assistant.corrected_gate import with_corrections
+    from assistant.corrections import correct, open_corrections
+    from assistant.local_gate import shared_local_gate
 
-    trust = load_trust("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")
-    assert trust.measured and not trust.asks_llm
-    assert trust.summary("cascade").startswith("cascade is local with this model")
+    book = open_corrections(store)
+    gate = with_corrections(shared_local_gate(), book)
+    alex = [ALEX_TURN]
+    resolved = resolve("What time?", alex)
+    shown = gate.decide("What time?", recent=alex)
+    # The badge the user corrects: a follow-up retrieved with the conversation's words.
+    follow_up = replace(
+        shown, retrieve=True, query=resolved.query, query_source=resolved.source
+    )  # fmt: skip
+    correct(book, "What time?", follow_up)
+    assert gate.decide("What time?", recent=alex).method is Method.CORRECTION
+    # The same words after another exchange mean something else: the gate decides them.
+    dentist = [Said("When is my dentist appointment?", query="dentist appointment")]
+    assert gate.decide("What time?", recent=dentist).method is not Method.CORRECTION
+    assert gate.decide("What time?").method is not Method.CORRECTION

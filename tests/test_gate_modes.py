@@ -48,3 +48,11 @@ def test_only_a_real_key_makes_the_llm_gate_the_default() -> None:
     assert Settings.from_env({}).gate_mode == "local"
     assert Settings.from_env({"ANTHROPIC_BASE_URL": "http://127.0.0.1:8080"}).gate_mode == "local"
     assert Settings.from_env({"ANTHROPIC_API_KEY": "sk-x"}).gate_mode == "llm"
+
+
+def test_the_sidebar_says_plainly_when_cascade_is_local_for_this_model():
+    from assistant.llm_trust import load_trust
+
+    trust = load_trust("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")
+    assert trust.measured and not trust.asks_llm
+    assert trust.summary("cascade").startswith("cascade is local with this model")
