@@ -19,6 +19,11 @@ ANSWERS = ROOT / "training" / "data" / "answers"
 LOCOMO = ROOT.parent / "shared" / "eval" / "locomo_memory.json"
 
 ALL_MODES = ("never", "always", "always-no-cutoff", "local", "cascade", "llm")
+FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks about
+    "followup_nurse_dev": "nurse_dev",
+    "followup_founder_dev": "founder_dev",
+    "followup_chef_test": "followup_chef_test",
+}
 
 
 # name -> (memories file, questions file or "locomo", modes, how many questions, max tokens)
@@ -54,6 +59,12 @@ def plan(quick: bool, sets: list[str] | None = None) -> dict[str, dict[str, Any]
         "limit": 40,
         "max_tokens": 64,
     }
+    # Conversations (issue 28): only the last turn of each is scored. followup_chef_test is
+    # held out: scored once, by hand.
+    for name, persona in FOLLOW_UP_SETS.items():
+        full[name] = {"memories": persona, "questions": name,
+                      "modes": ["never", "always", "local", "llm"], "limit": None,
+                      "max_tokens": 64}  # fmt: skip
     chosen = sets or ["nurse_dev", "founder_dev", "gsm8k", "locomo"]
     return {name: full[name] for name in chosen}
 
@@ -99,6 +110,7 @@ def run(
     quick: bool = False,
     sets: list[str] | None = None,
     progress: Callable[[str], None] | None = None,
+    planned: dict[str, dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Start the built-in model once and measure every planned set on it."""
     from bench.local_model_bench import load_average, model_missing
@@ -126,7 +138,7 @@ def run(
         "sets": {},
     }
     try:
-        for name, spec in plan(quick, sets).items():
+        for name, spec in (planned or plan(quick, sets)).items():
             if spec["questions"] == "locomo" and not LOCOMO.exists():
                 results["sets"][name] = {"skipped": f"{LOCOMO} not found"}
                 continue
@@ -162,14 +174,15 @@ def _fmt(value: float | None, pattern: str = "{:.2f}") -> str:
 def _table(modes: dict[str, Any]) -> list[str]:
     lines = [
         "| mode | right, memory questions | right, general questions | damaged general "
-        "replies | boilerplate | speaks as the user | failed open | first token p50, general | "
-        "first token p50, memory | memory tokens sent |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "replies | boilerplate | empty-search note read back | speaks as the user | failed open "
+        "| first token p50, general | first token p50, memory | memory tokens sent |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for mode, f in modes.items():
         lines.append(
             f"| {mode} | {_fmt(f['memory_accuracy'])} | {_fmt(f['general_accuracy'])} | "
             f"{_fmt(f['leak_rate'])} | {_fmt(f['boilerplate_rate'])} | "
+            f"{_fmt(f.get('note_leak_rate'))} | "
             f"{_fmt(f.get('speaks_as_user_rate'))} | {f['failed_open']} | "
             f"{_fmt(f['first_token_p50_general_ms'], '{:,.0f} ms')} | "
             f"{_fmt(f['first_token_p50_memory_ms'], '{:,.0f} ms')} | {f['memory_tokens']:,} |"
@@ -219,7 +232,7 @@ def plot(sets: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
-def markdown(results: dict[str, Any], plots: Path) -> str:
+def markdown(results: dict[str, Any], plots: Path, plot_name: str = "answers.png") -> str:
     """The report section: one table per set, the plot, and what the columns mean."""
     if "skipped" in results:
         return f"Not measured: {results['skipped']}"
@@ -227,7 +240,9 @@ def markdown(results: dict[str, Any], plots: Path) -> str:
         f"{results['model']} in llama.cpp on 127.0.0.1 (the app's no-key setup), ready in "
         f"{results['model_ready_s']:.1f} s; load average {results['load_average_before']} at "
         f"the start, {results['load_average_after']} at the end. Each question goes alone "
-        "(no history) through the app's turn, gate -> search -> reply, in every mode; the "
+        "(no history) through the app's turn, gate -> search -> reply, in every mode (a "
+        "conversation plays its earlier turns first, with history, and only its last turn "
+        "is scored); the "
         "reply model samples greedily (temperature 0). Each mode asks every question in turn "
         "(`never` first): interleaved, a mode that sent the same memories right after another "
         "would reuse its prompt cache, and the first-token column would measure the order. "
@@ -264,9 +279,9 @@ def markdown(results: dict[str, Any], plots: Path) -> str:
                     f"**{local / never:.2f}x** (same run).",
                     "",
                 ]
-    plot(results["sets"], plots / "answers.png")
-    if (plots / "answers.png").exists():
-        lines += ["![answers per gate mode](answers.png)", ""]
+    plot(results["sets"], plots / plot_name)
+    if (plots / plot_name).exists():
+        lines += [f"![answers per gate mode]({plot_name})", ""]
     lines += [
         "Right: the reply contains a gold answer (case, accents, spacing and thousands "
         "separators ignored; whole tokens only; GSM8K: the reply's last number). Damaged: a "
@@ -291,7 +306,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.answers_bench")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--sets", help="comma-separated: nurse_dev,founder_dev,gsm8k,locomo,"
-                        "teacher_test (the unseen set: score it once)")  # fmt: skip
+                        "teacher_test, followup_nurse_dev, followup_founder_dev, "
+                        "followup_chef_test (the unseen sets: score them once)")  # fmt: skip
     parser.add_argument("--markdown", type=Path, help="also write the section (and plot) here")
     args = parser.parse_args(argv)
     sets = [s.strip() for s in args.sets.split(",")] if args.sets else None

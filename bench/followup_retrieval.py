@@ -108,31 +108,44 @@ def measure(name: str, tmp: Path) -> dict[str, Any]:
     return out
 
 
+def run(sets: tuple[str, ...] = DEV_SETS) -> dict[str, Any]:
+    """Every set's figures, in one temporary folder."""
+    with tempfile.TemporaryDirectory() as tmp:
+        return {name: measure(name, Path(tmp)) for name in sets}
+
+
+def markdown(results: dict[str, Any]) -> str:
+    """One table per set: the last turn with and without the resolver, and per query."""
+    lines: list[str] = []
+    for name, f in results.items():
+        n_mem, n_gen = f["resolver"]["n_memory"], f["resolver"]["n_general"]
+        lines += [
+            f"**{name}**: {n_mem} memory follow-ups, {n_gen} general follow-ups (local gate, "
+            "offline responder: what the last turn is given, no reply model)",
+            "",
+            "| local gate | memory: answer given | memory: searched | general: searched "
+            "| memories per general | gate p50 ms | gate p95 ms |",
+            "|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        for key in ("message alone", "resolver"):
+            r = f[key]
+            lines.append(
+                f"| {key} | {r['memory_answer_given']:.3f} | {r['memory_searched']:.3f} | "
+                f"{r['general_searched']:.3f} | {r['memories_per_general']:.2f} | "
+                f"{r['gate_p50_ms']} | {r['gate_p95_ms']} |"
+            )
+        lines += ["", "| query, decision aside | memory answer in top k |", "|---|---:|"]
+        lines += [f"| {option} | {share:.3f} |" for option, share in f["query_options"].items()]
+        lines.append("")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print one table per set."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sets", default=",".join(DEV_SETS))
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as tmp:
-        for name in args.sets.split(","):
-            f = measure(name, Path(tmp))
-            n_mem, n_gen = f["resolver"]["n_memory"], f["resolver"]["n_general"]
-            print(f"\n{name}: {n_mem} memory follow-ups, {n_gen} general follow-ups")
-            print(
-                "| local gate | memory: answer given | memory: searched | general: searched "
-                "| memories per general | gate p50 ms | gate p95 ms |\n"
-                "|---|---:|---:|---:|---:|---:|---:|"
-            )
-            for key in ("message alone", "resolver"):
-                r = f[key]
-                print(
-                    f"| {key} | {r['memory_answer_given']:.3f} | {r['memory_searched']:.3f} | "
-                    f"{r['general_searched']:.3f} | {r['memories_per_general']:.2f} | "
-                    f"{r['gate_p50_ms']} | {r['gate_p95_ms']} |"
-                )
-            print("\n| query, decision aside | memory answer in top k |\n|---|---:|")
-            for option, share in f["query_options"].items():
-                print(f"| {option} | {share:.3f} |")
+    print(markdown(run(tuple(args.sets.split(",")))))
     return 0
 
 

@@ -1,0 +1,68 @@
+"""Follow-ups (issue 28): conversations answered per gate mode, and how follow-ups resolve.
+
+Three measurements, one section of `make bench`:
+- answers on the built-in model, last turns of our follow-up dev sets, per mode
+  (`bench/answers_bench.py`, the same turn as the app's: `Chat.answer` with history);
+- what the last turn is given, without a reply model, resolver on and off, and the local
+  gate's decision time with it (`bench/followup_retrieval.py`);
+- the resolver's rewrites against CANARD's human rewrites (`bench/rewrite_bench.py`).
+
+    python -m bench.followup_bench [--quick]
+
+The held-out set, followup_chef_test, is not here: it is scored once, by hand,
+`python -m bench.answers_bench --sets followup_chef_test`.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+DEV = ["followup_nurse_dev", "followup_founder_dev"]
+
+
+def run(quick: bool = False) -> dict[str, Any]:
+    """All three measurements; the answers on one small sample when quick."""
+    from bench import answers_bench, followup_retrieval, rewrite_bench
+
+    if quick:
+        plan = answers_bench.plan(False, DEV[:1])
+        plan[DEV[0]].update(modes=["never", "local"], limit=6, max_tokens=40)
+        answers = answers_bench.run(planned=plan)
+    else:
+        answers = answers_bench.run(sets=DEV)
+    return {
+        "answers": answers,
+        "retrieval": followup_retrieval.run(tuple(DEV)),
+        "rewrite": rewrite_bench.run(quick),
+    }
+
+
+def markdown(results: dict[str, Any], plots: Path) -> str:
+    """The three parts, each with the command that measures it alone."""
+    from bench import answers_bench, followup_retrieval, rewrite_bench
+
+    return "\n".join(
+        [
+            "Answers, last turns of conversations (`python -m bench.answers_bench --sets "
+            + ",".join(DEV)
+            + "`):",
+            "",
+            answers_bench.markdown(results["answers"], plots, plot_name="followups.png"),
+            "",
+            "What the last turn is given, without a model (`python -m bench.followup_retrieval`):",
+            "",
+            followup_retrieval.markdown(results["retrieval"]),
+            "The resolver on CANARD (`python -m bench.rewrite_bench`):",
+            "",
+            rewrite_bench.markdown(results["rewrite"]),
+        ]
+    )
+
+
+if __name__ == "__main__":
+    import json
+
+    out = run("--quick" in sys.argv)
+    print(json.dumps(out, indent=2, default=str))
