@@ -43,6 +43,7 @@ _SMALL_TALK = frozenset(
 )
 # Question words alone, typos included: "were?" is a fast "where?".
 _ASKS = frozenset("where were wher when wen whn why how who what wat wot which whose".split())
+_DEFINITE = re.compile(r"\b(?:the|that|those)\s+([A-Za-z][a-z-]{2,})\b", re.IGNORECASE)
 _AGAIN = re.compile(r"\b(?:again|earlier|before|back to|the first|that one)\b", re.IGNORECASE)
 # Words that never name what a conversation is about.
 _FUNCTION = frozenset(
@@ -107,6 +108,16 @@ def _new_names(message: str, earlier: str) -> list[str]:
     return [w for w in names if w[:1].isupper() and w != "I" and w.casefold() not in seen]
 
 
+def _names_what_was_said(message: str, earlier: str) -> bool:
+    """True when "the X" of a short message is a thing the earlier exchange talked about.
+
+    "Where is the wedding again?" after "Is my sister getting married soon?" (whose memory
+    and reply speak of the wedding) asks about that wedding, not any other one.
+    """
+    said = {w.casefold() for w in words(earlier)}
+    return any(w.casefold() in said for w in _DEFINITE.findall(message))
+
+
 def leans_on_earlier(message: str, earlier: str = "", known: Known = None) -> bool:
     """True when the message can't be read alone: a pronoun, a fragment or a continuation.
 
@@ -123,6 +134,8 @@ def leans_on_earlier(message: str, earlier: str = "", known: Known = None) -> bo
         return True
     if len(tokens) <= 2 and tokens[0] in _ASKS:
         return True  # "Where?", "were?" (a typed "where"), "why though"
+    if len(tokens) <= 10 and _names_what_was_said(message, earlier):
+        return True
     fragment = len(tokens) <= _FRAGMENT_WORDS and not _VERBS.search(message)
     if fragment and re.search(r"\d", message):
         return False  # "17 * 23?" is a sum, not a fragment

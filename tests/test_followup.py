@@ -196,3 +196,15 @@ def test_a_corrected_follow_up_decides_that_follow_up_not_the_same_words_elsewhe
     dentist = [Said("When is my dentist appointment?", query="dentist appointment")]
     assert gate.decide("What time?", recent=dentist).method is not Method.CORRECTION
     assert gate.decide("What time?").method is not Method.CORRECTION
+
+
+def test_the_thing_the_last_exchange_talked_about_is_that_thing():
+    sister = Said(
+        "Is my sister getting married soon?",
+        "Yes, on June 14.",
+        query="sister getting married",
+        memories=("My sister Maya's wedding is in Lisbon on June 14.",),
+    )
+    resolved = resolve("Where is the wedding again?", [sister])
+    assert resolved.follow_up and resolved.query.startswith("sister getting married")
+    assert not resolve("What's the best time to visit Rome?", [sister]).follow_up
