@@ -273,9 +273,12 @@ def cmd_import(store: Any, args: argparse.Namespace) -> int:
     done = store.import_records(
         records, progress=lambda n: print(f"{n}/{len(records)}", file=sys.stderr, flush=True)
     )
+    # Every count is of this run, and the store's total is read after it: a re-run after a
+    # kill says what it added and what the killed run had already written.
     print(
         f"imported {done.added}, merged {done.merged} into memories already there, "
-        f"skipped {done.present} already present"
+        f"{done.repeated} the same fact as an earlier line, skipped {done.present} already "
+        f"present; {store.count()} memories in the store"
     )
     if done.flagged:
         print(
@@ -283,6 +286,13 @@ def cmd_import(store: Any, args: argparse.Namespace) -> int:
             "and never sent to the model (`list` marks them [withheld])",
             file=sys.stderr,
         )
+    if done.missing:
+        print(
+            f"error: {done.missing} of the memories this file maps to were not found when read "
+            "back (deleted by another process meanwhile?): run the import again",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

@@ -4,17 +4,38 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 
 # A negation word, a word ending in n't (straight or curly apostrophe). One list for every
-# judgement of "does this text negate": same_fact() here, and capture's grounding check.
+# judgement of "does this text negate" (capture's grounding check reads it from here).
 NEGATION = re.compile(r"\b(?:not|no|never|nobody|nothing|none|cannot)\b|n't\b|n’t\b", re.I)
 
-# Cosine at or above this between a new text and an existing memory may mean "same fact";
-# same_fact() then decides (numbers, names and negations must agree). docs/memory.md.
-DUPLICATE_COSINE = 0.95
-
-_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
-_PRONOUN_I = frozenset({"i", "i'm", "i've", "i'd", "i'll"})
+# Words that change no fact when added or dropped: articles and intensifiers ("I really love
+# sushi" is "I love sushi"). Nothing here may carry a number, a name, a negation, a
+# direction or a tense: every other word has to be there, in the same place.
+FILLER = frozenset(
+    "a an the really actually honestly basically definitely totally truly literally very".split()
+)
+# Contractions spelled out, so "I'm" and "I am" are one wording. "'d" (had or would) and a
+# name's "'s" (is or possessive) are ambiguous and stay as they are: they merge nothing.
+_CONTRACTIONS = (
+    (
+        re.compile(r"\b(ca|wo|sha)n't\b"),
+        lambda m: {"ca": "can", "wo": "will", "sha": "shall"}[m[1]] + " not",
+    ),
+    (re.compile(r"\bcannot\b"), lambda m: "can not"),
+    (re.compile(r"n't\b"), lambda m: " not"),
+    (re.compile(r"'m\b"), lambda m: " am"),
+    (re.compile(r"'re\b"), lambda m: " are"),
+    (re.compile(r"'ve\b"), lambda m: " have"),
+    (re.compile(r"'ll\b"), lambda m: " will"),
+    (re.compile(r"\b(it|that|there|here|what|who|where|he|she|this)'s\b"), lambda m: m[1] + " is"),
+)
+# A number keeps its inner separators ("7:30" is not "730", "3-1" not "31"); a word is
+# letters only, so "6am" is "6 am"; "'s" is a token of its own; every other mark is dropped
+# below unless it is a symbol that can change a fact ("$", "%", "+").
+_TOKEN = re.compile(r"\d+(?:[.,:/-]\d+)*|'s\b|[^\W\d_]+|[^\w\s]")
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'"})
 
 
 def normalise(text: str) -> str:
@@ -27,17 +48,27 @@ def text_id(user_id: str, text: str) -> str:
     return hashlib.sha256(f"{user_id}\n{normalise(text)}".encode()).hexdigest()[:32]
 
 
+def _kept(token: str) -> bool:
+    if token[0].isalnum() or token == "'s":
+        return token not in FILLER
+    return unicodedata.category(token)[0] == "S" or token in "%#@"
+
+
+def fact_words(text: str) -> tuple[str, ...]:
+    """The words that make a text's fact, in order: no case, marks, contractions or fillers."""
+    folded = unicodedata.normalize("NFKC", text).casefold().translate(_APOSTROPHES)
+    for pattern, spelled in _CONTRACTIONS:
+        folded = pattern.sub(spelled, folded)
+    tokens = ("and" if t == "&" else t for t in _TOKEN.findall(folded))
+    return tuple(t for t in tokens if _kept(t))
+
+
 def same_fact(a: str, b: str) -> bool:
-    """False when two similar texts differ in a number, a name or a negation."""
-    # MiniLM puts "My PIN is 4821" / "...4822" at cosine 0.955, "...7:30pm..." / "...8:30pm..."
-    # at 0.997, "I am (not) allergic to penicillin" at 0.973, and a long sentence with
-    # another name at 0.945 (docs/memory.md): the words that differ decide, not the cosine.
-    words_a = _WORD.findall(a)
-    words_b = _WORD.findall(b)
-    diff = {w.casefold() for w in words_a} ^ {w.casefold() for w in words_b}
-    if any(ch.isdigit() for w in diff for ch in w):
-        return False
-    if any(NEGATION.search(w) for w in diff):
-        return False
-    names = {w.casefold() for w in (*words_a, *words_b) if w[:1].isupper()} - _PRONOUN_I
-    return not diff & names
+    """True when two texts state one fact: the same words in the same order, once normalised.
+
+    The one merge rule of remember(), capture and import. Never true for a permutation: "Alex
+    owes Sam" is not "Sam owes Alex", though MiniLM puts them at cosine 0.994 and a rule on
+    word sets merged them (issue 29). Case, spacing, punctuation, spelled-out contractions,
+    articles and intensifiers are all it forgives (docs/memory.md, "Near-duplicates").
+    """
+    return fact_words(a) == fact_words(b)

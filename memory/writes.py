@@ -11,7 +11,7 @@ import numpy as np
 
 from memory import chroma
 from memory.chroma import PAGE, Neighbour
-from memory.facts import DUPLICATE_COSINE, normalise, same_fact, text_id
+from memory.facts import normalise, same_fact, text_id
 from memory.importer import IMPORT_CHUNK, ChunkImporter, ImportResult
 from memory.injection import instruction_flag
 from memory.keyword import KeywordIndex
@@ -56,8 +56,10 @@ class Writes:
         vector = self.embed([text])[0]
         flag = instruction_flag(text)
         with self.keywords.lock:
-            for mid, doc, old, cosine in self._nearest(vector, 3):
-                if cosine >= DUPLICATE_COSINE and same_fact(text, doc):
+            # The nearest memories are the candidates; the words decide (facts.same_fact):
+            # MiniLM puts "Alex owes Sam" and "Sam owes Alex" at cosine 0.994.
+            for mid, doc, old, _cosine in self._nearest(vector, 3):
+                if same_fact(text, doc):
                     self._merge_locked(mid, text, vector, old, user_meta)
                     return Added(id=mid, merged=True, flag=flag)
             return replace(self._insert_locked(text, vector, user_meta, source), flag=flag)
@@ -191,7 +193,15 @@ class Writes:
                 total += importer.run(chunk)
             if progress is not None:
                 progress(start + len(chunk))
-        return total
+        return replace(total, missing=self._missing(total.ids))
+
+    def _missing(self, ids: Sequence[str]) -> int:
+        """How many of `ids` Chroma does not hold: a summary counts what is there, read back."""
+        wanted = list(dict.fromkeys(ids))
+        found = 0
+        for start in range(0, len(wanted), PAGE):
+            found += len(self.collection.get(ids=wanted[start : start + PAGE], include=[])["ids"])
+        return len(wanted) - found
 
     def update(self, id: str, text: str) -> Memory:
         """Replace a memory's text (re-embedded); raises MemoryStoreError if it is gone."""

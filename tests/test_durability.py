@@ -1,14 +1,18 @@
-"""Durability: a SIGKILL mid-write loses no acknowledged memory; threads lose nothing."""
+"""Durability: a SIGKILL mid-write or mid-import loses and doubles nothing; nor do threads."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
 import textwrap
 import threading
+import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -129,3 +133,82 @@ def test_eight_threads_writing_and_searching_lose_nothing(tmp_path):
     assert len(store.keywords) == store.collection.count() == 8 * per_thread
     probe = store.get(all_ids[-1])
     assert store.search(probe.text, k=1)[0].id == probe.id
+
+
+# ---- an import killed at any moment, then run again -------------------------------------------
+
+_CLI = [sys.executable, "-m", "memory", "--user", "durable", "--dir"]
+# Permutations of the words of lines 125 and 250 (the old rule merged such pairs), and a
+# fact of another kind: none of them may be touched by the import.
+ORIGINALS = (
+    "Fact number 125: my locker 875 holds item 125.",
+    "Fact number 250: my locker 750 holds item 250.",
+    "Alex owes Sam 50 euros.",
+)
+# Where each run is killed: once it reports this many lines done (None: 1.5 s after it
+# starts, while it loads), plus a pause, so the kill lands inside a chunk's embedding or
+# its Chroma write. Every killed run starts over from the top of the file.
+KILLS = ((None, 0.0), (512, 0.0), (1536, 0.2), (2560, 0.6), (3328, 0.05))
+
+
+def _cli(folder: Path, *args: str) -> str:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [*_CLI, str(folder), *args], capture_output=True, text=True, env=env, cwd=ROOT, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _killed_import(folder: Path, path: Path, after: int | None, pause: float) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [*_CLI, str(folder), "import", str(path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
+    try:
+        if after is None:
+            time.sleep(1.5)
+        else:
+            for line in proc.stderr:  # "256/4000" after each chunk is committed
+                if int(line.split("/")[0]) >= after:
+                    break
+            else:
+                raise AssertionError(f"the import ended before line {after}: {proc.wait()}")
+            time.sleep(pause)
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL  # it was killed, not finished
+
+
+@pytest.mark.timeout(900)
+def test_an_import_killed_five_times_ends_with_every_line_once_and_the_originals_kept(tmp_path):
+    folder, path = tmp_path / "mem", tmp_path / "lockers.jsonl"
+    lines = [f"Fact number {i}: my locker {i} holds item {i * 7 % 1000}." for i in range(4000)]
+    path.write_text("".join(json.dumps({"text": t}) + "\n" for t in lines))
+    _cli(folder, "add", ORIGINALS[0], "--meta", "shelf=top")
+    for text in ORIGINALS[1:]:
+        _cli(folder, "add", text)
+    before = _cli(folder, "export", "-")
+    for after, pause in KILLS:
+        _killed_import(folder, path, after, pause)
+    summary = _cli(folder, "import", str(path))
+    exported = [json.loads(row) for row in _cli(folder, "export", "-").splitlines()]
+    texts = Counter(row["text"] for row in exported)
+    assert [t for t in lines if texts[t] != 1] == []  # every line, exactly once
+    kept = [row for row in exported if row["text"] in ORIGINALS]
+    assert kept == [json.loads(row) for row in before.splitlines()]  # ids, dates, metadata
+    assert len(exported) == 4003
+    # The summary of the last run adds up, and names what the store really holds.
+    added, present = (int(n) for n in re.findall(r"imported (\d+),.* skipped (\d+)", summary)[0])
+    assert added + present == 4000 and added > 0 and present > 0
+    assert "merged 0 into memories already there, 0 the same fact" in summary
+    assert summary.endswith("; 4003 memories in the store\n")
+    # Search finds a line written by a killed run, by its words and by its vector.
+    assert _cli(folder, "search", lines[700], "--k", "1").split("  ", 2)[-1].strip() == lines[700]

@@ -1,4 +1,4 @@
-"""Property tests: gate parsing, store input and offline arithmetic hold for any input."""
+"""Property tests: gate parsing, store input, merges and offline arithmetic hold for any input."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from assistant.arithmetic import ArithmeticError_, answer_arithmetic, evaluate
 from assistant.gate import LlmGate, Method
-from memory.store import MemoryStore, MemoryStoreError
+from memory.store import Memory, MemoryStore, MemoryStoreError
 
 
 class TextClient:
@@ -95,6 +95,42 @@ def test_store_accepts_any_unicode_or_rejects_it_clearly(store, text):
     stored = store.get(mid)
     assert stored is not None and stored.text.strip()
     assert isinstance(store.search(text, k=3, min_similarity=-1), list)
+
+
+# Distinct words of the kinds a permutation swaps: names, numbers, roles, directions, times.
+_FACT_WORDS = (
+    "Alex Sam Maya owes lent 50 euros dog man bit my sister mother called flight leaves "
+    "lands at 9 11 from to Paris Berlin before after tea coffee prefer"
+).split()
+
+
+@pytest.fixture(scope="module")
+def merge_store(tmp_path_factory):
+    return MemoryStore.persistent(tmp_path_factory.mktemp("merge") / "mem", "merges")
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    words=st.lists(st.sampled_from(_FACT_WORDS), min_size=3, max_size=7, unique=True),
+    data=st.data(),
+)
+def test_the_store_never_merges_a_reordering_of_distinct_words(merge_store, words, data):
+    order = data.draw(st.permutations(words).filter(lambda o: list(o) != words))
+    first, second = " ".join(words) + ".", " ".join(order) + "."
+    # remember(), which the CLI's add, the sidebar and capture call
+    merge_store.clear()
+    merge_store.remember(first)
+    assert not merge_store.remember(second).merged
+    assert sorted(m.text for m in merge_store.list()) == sorted([first, second])
+    # an import holding both lines
+    merge_store.clear()
+    done = merge_store.import_records(
+        [Memory("", t, None, "", "imported") for t in (first, second)]
+    )
+    assert (done.added, done.merged, done.repeated, done.missing) == (2, 0, 0, 0)
+    assert sorted(m.text for m in merge_store.list()) == sorted([first, second])
 
 
 expr = st.recursive(
