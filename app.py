@@ -21,6 +21,7 @@ from assistant.display import (
     details_title,
     fmt_ms,
     loading_label,
+    medians_line,
     memory_line,
     model_markdown,
     offline_markdown,
@@ -34,7 +35,7 @@ from assistant.display import (
 )
 from assistant.pipeline import Variant
 from assistant.respond import ReplySource
-from assistant.session import session_stats, stage_rows
+from assistant.session import compare_medians, session_stats, stage_rows
 from memory.records import MemoryStoreError, visible
 
 if TYPE_CHECKING:  # the factory imports Chroma (~2.5 s): load it after the first paint
@@ -255,7 +256,9 @@ def render_compare(exchange: Exchange, always: Turn, assistant: Assistant) -> No
                 "that the gate skipped"
             )
         render_answer(always, assistant, show_capture=False)
-    st.caption(as_text(compare_line(exchange)))
+    # Beside one exchange's times, the session's so far: one exchange can mislead a room.
+    medians = medians_line(compare_medians(exchanges(), exchange))
+    st.caption(as_text(" · ".join(filter(None, (compare_line(exchange), medians)))))
     render_capture(gated, assistant)
 
 

@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING
 
 from assistant.corrections import Rerun, correct, rerun_of
 from assistant.gate import always_gate, failed_open_decision
+from assistant.local_model import ALWAYS_SLOT, GATED_SLOT
 from assistant.pipeline import Turn, Variant
+from assistant.respond import ModelResponder
 from assistant.wiring import Wiring
 
 if TYPE_CHECKING:
@@ -152,15 +154,18 @@ class Chat:
     ) -> tuple[Turn, Turn | None]:
         # The conversation as the model saw it; a re-run leaves out the wrong answer it redoes.
         corrected = rerun.corrects if rerun is not None else None
-        past = [e.gated for e in history if e.gated.id != corrected]
+        kept = [e for e in history if e.gated.id != corrected]
         gates = {Variant.GATED: wiring.gate(options.gate_mode), Variant.ALWAYS: self._always}
         forced = {Variant.GATED: rerun.decision if rerun is not None else None}
+        pipelines = {variant: wiring.pipeline for variant in Variant}
+        if options.compare:
+            pipelines = {v: in_slot(wiring.pipeline, TWIN_SLOTS[v]) for v in Variant}
 
         def run(variant: Variant) -> Turn:
             hooks = open_turn(variant) if open_turn is not None else ReplyHooks()
-            return wiring.pipeline.respond(
+            return pipelines[variant].respond(
                 message,
-                past,
+                conversation(kept, variant),
                 gate=gates[variant],
                 on_text=hooks.on_text,
                 on_decision=hooks.on_decision,
@@ -170,12 +175,36 @@ class Chat:
 
         if not options.compare:
             return run(Variant.GATED), None
-        # The second twin reuses what the first warmed (a prompt cache): alternate the order.
+        # Each twin answers in its own slot, so neither reads what the other just read, and
+        # the order decides nothing there. It still alternates: any other first-comer's cost
+        # (the OS's page cache, a CPU clocking up) falls on each twin in turn.
         order = [Variant.GATED, Variant.ALWAYS]
         if sum(e.always is not None for e in history) % 2:
             order.reverse()
         done = {variant: run(variant) for variant in order}
         return done[Variant.GATED], done[Variant.ALWAYS]
+
+
+# Compare mode's twins each answer in a llama.cpp slot of their own (see local_model.py).
+TWIN_SLOTS = {Variant.GATED: GATED_SLOT, Variant.ALWAYS: ALWAYS_SLOT}
+
+
+def conversation(history: Sequence[Exchange], variant: Variant) -> list[Turn]:
+    """The conversation one twin has had: its own replies and its own earlier retrievals.
+
+    An exchange from before compare mode was switched on has no always-retrieve twin: that
+    twin's conversation starts from the gated turns, as the user saw them.
+    """
+    if variant is Variant.GATED:
+        return [e.gated for e in history]
+    return [e.always or e.gated for e in history]
+
+
+def in_slot(pipeline: Pipeline, slot: int) -> Pipeline:
+    """`pipeline` with its replies in `slot` of our own llama.cpp server, where it has one."""
+    if not isinstance(pipeline.responder, ModelResponder):
+        return pipeline  # the offline responder keeps no cache
+    return pipeline.with_(responder=pipeline.responder.pinned(slot))
 
 
 def failed_turn(message: str, exc: Exception) -> Turn:

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from assistant.gate import GateDecision
     from assistant.local_model import ModelStatus
     from assistant.pipeline import Turn
-    from assistant.session import SessionStats
+    from assistant.session import CompareMedians, SessionStats
     from memory.corrections import Correction
     from memory.records import Memory
 
@@ -83,9 +83,9 @@ def memory_line(memory: Memory) -> str:
 def compare_line(exchange: Exchange) -> str:
     """What the twins measured: first token and memory tokens sent, and which ran first.
 
-    The second run of a pair reuses what the first warmed (llama.cpp's prompt cache, the
-    model's first-use costs), so the order alternates between exchanges and is said here:
-    a difference in one exchange can be the order, not the gate.
+    Each twin follows its own conversation, and on our own llama.cpp server answers in a
+    slot of its own: neither reuses what the other just read, so the order does not make
+    one look faster. It still alternates between exchanges, and is said here.
     """
     gated, always = exchange.gated, exchange.always
     if always is None:  # only a compare-mode exchange has a twin
@@ -95,7 +95,19 @@ def compare_line(exchange: Exchange) -> str:
         f"first token: gated {fmt_ms(gated.timings.first_token_ms)}, always-retrieve "
         f"{fmt_ms(always.timings.first_token_ms)} · memory tokens sent: gated "
         f"~{gated.usage.memory_tokens:,}, always-retrieve ~{always.usage.memory_tokens:,} · "
-        f"{first} ran first (the order alternates; the second reuses the first's warm cache)"
+        f"{first} ran first (each twin has its own conversation and model cache)"
+    )
+
+
+def medians_line(medians: CompareMedians) -> str:
+    """The session's running medians of first token per twin, shown beside compare_line."""
+    if not medians.exchanges:
+        return ""
+    n = medians.exchanges
+    return (
+        f"session median first token ({n} {'exchange' if n == 1 else 'exchanges'}): "
+        f"gated {fmt_ms(medians.gated_first_token_ms)}, "
+        f"always-retrieve {fmt_ms(medians.always_first_token_ms)}"
     )
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import http.client
 import sys
 import time
+import urllib.error
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -14,6 +16,7 @@ if TYPE_CHECKING:  # the anthropic import costs ~2.5 s: only pay it when a model
     import anthropic
 
     from assistant.config import Settings
+    from assistant.llama_slot import SlotApi
 
 # Ollama and llama.cpp ignore the key, but the SDK refuses to send a request without one.
 KEYLESS_PLACEHOLDER = "no-key-needed-for-local-endpoint"
@@ -84,6 +87,22 @@ def classify_error(exc: BaseException) -> ModelError:
             exc, (http.RemoteProtocolError, http.ReadError, http.ReadTimeout)
         ):
             return ModelError.DROPPED
+    return _classify_stdlib(exc)
+
+
+def _classify_stdlib(exc: BaseException) -> ModelError:
+    """The kind of a failure of a call made with urllib (a reply pinned to a llama.cpp slot)."""
+    if isinstance(exc, urllib.error.HTTPError):  # before its base, URLError
+        return ModelError.STATUS
+    if isinstance(exc, urllib.error.URLError):  # raised while connecting
+        timed_out = isinstance(exc.reason, TimeoutError)
+        return ModelError.TIMEOUT if timed_out else ModelError.UNREACHABLE
+    if isinstance(exc, TimeoutError):
+        return ModelError.TIMEOUT
+    if isinstance(exc, ConnectionRefusedError):
+        return ModelError.UNREACHABLE
+    if isinstance(exc, (ConnectionError, http.client.HTTPException)):
+        return ModelError.DROPPED
     return ModelError.OTHER
 
 
@@ -106,6 +125,8 @@ def describe_error(exc: BaseException) -> str:
     """A short, readable account of a model error that never includes credentials."""
     name = type(exc).__name__
     status = getattr(exc, "status_code", None)
+    if isinstance(exc, urllib.error.HTTPError):
+        status = exc.code
     if status is not None:
         return f"{name} (HTTP {status}): {_STATUS_HINTS.get(status, 'the model request failed')}"
     hint = _KIND_HINTS.get(classify_error(exc))
@@ -122,6 +143,8 @@ class Completion:
     stop_reason: str | None = None
     first_token_ms: float | None = None  # streamed calls only
     elapsed_ms: float = 0.0
+    # Prompt tokens the server read from its prompt cache, where it says (our llama.cpp).
+    cached_tokens: int | None = None
 
     @property
     def cut_off(self) -> bool:
@@ -148,6 +171,15 @@ class ModelCallError(Exception):
         return type(self.cause).__name__
 
 
+DEFAULT_READ_TIMEOUT_S = 60.0  # as MEMGATE_CHAT_TIMEOUT's default
+
+
+def _read_timeout(client: Any) -> float:
+    """The client's own timeout in seconds, when it is a plain number (make_client's is)."""
+    timeout = getattr(client, "timeout", None)
+    return float(timeout) if isinstance(timeout, (int, float)) else DEFAULT_READ_TIMEOUT_S
+
+
 class MessagesApi:
     """The one way gate, capture and reply call the Messages API: a request in, a Completion out.
 
@@ -165,7 +197,11 @@ class MessagesApi:
         max_retries: int | None = None,  # None: the client's own
         temperature: float | None = None,  # None: the endpoint's default sampling
         clock: Callable[[], float] = time.perf_counter,
+        llama_url: str | None = None,
     ) -> None:
+        # Where our own llama.cpp server listens, when `client` talks to it (None for any
+        # other endpoint): only there can a call be pinned to a slot (`pinned`).
+        self._llama_url = llama_url
         self._client = (
             client if max_retries is None else client.with_options(max_retries=max_retries)
         )
@@ -174,6 +210,23 @@ class MessagesApi:
         self._timeout = timeout
         self._temperature = temperature
         self._clock = clock
+
+    def pinned(self, slot: int) -> MessagesApi | SlotApi:
+        """These calls in slot `slot` (its own prompt cache) of our llama.cpp server, else self."""
+        if self._llama_url is None:
+            return self
+        from assistant.llama_slot import SlotApi
+
+        timeout = self._timeout if self._timeout is not None else _read_timeout(self._client)
+        return SlotApi(
+            self._llama_url,
+            slot,
+            self._model,
+            max_tokens=self._max_tokens,
+            timeout=timeout,
+            temperature=self._temperature,
+            clock=self._clock,
+        )
 
     def _request(self, messages: list[dict[str, Any]], system: str | None) -> dict[str, Any]:
         request: dict[str, Any] = {

@@ -43,7 +43,16 @@ from assistant.text import Label
 
 HOST = "127.0.0.1"  # loopback only: the model server is never reachable from the network
 DEFAULT_CTX_PER_SLOT = 4096
-DEFAULT_SLOTS = 2  # two tabs (or a gate call beside a reply) run at once; more requests queue
+# The slot plan. llama.cpp keeps one prompt cache per slot. Compare mode's twins each answer
+# in a slot of their own, so each finds its own conversation there, already read, and never
+# what the other twin just read. Every other request (the gate, capture, replies outside
+# compare mode, a second tab) goes where llama.cpp puts it: the free slot holding most of its
+# prompt, else the least recently used one. One that lands in a twin's slot moves that twin's
+# cache to the server's RAM prompt cache (cache_ram_mib), and the twin's next request loads
+# it back from there.
+GATED_SLOT = 1
+ALWAYS_SLOT = 2
+DEFAULT_SLOTS = 3  # also: a gate call and two tabs' replies run at once; more requests queue
 START_TIMEOUT_S = 180.0
 MODEL_ALIAS = "local-gguf"  # the id requests name: llama.cpp serves one model
 # How long stop() waits for a ready callback still running: one whose request the stop cut

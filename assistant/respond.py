@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from assistant.llm import MessagesApi, ModelCallError
 from assistant.text import Label
 from memory.records import Memory
+
+if TYPE_CHECKING:
+    from assistant.llama_slot import SlotApi
 
 # Written for a 1.5B model as much as for a large one. Small models copy the words they
 # are given: a prompt that says "notes", "memory" or "the user" gets replies that talk
@@ -191,14 +195,27 @@ class ModelResponder:
         clock: Callable[[], float] = time.perf_counter,
         today: Callable[[], str] = lambda: time.strftime("%A %d %B %Y"),
         temperature: float | None = None,
+        llama_url: str | None = None,  # our own llama.cpp server, if `client` talks to it
     ) -> None:
         # temperature None: the endpoint's default sampling (the app). 0: greedy, so that an
         # evaluation's two runs give the same reply.
-        self._api = MessagesApi(
-            client, model, max_tokens=max_tokens, temperature=temperature, clock=clock
+        self._api: MessagesApi | SlotApi = MessagesApi(
+            client,
+            model,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            clock=clock,
+            llama_url=llama_url,
         )
         self._clock = clock
         self._today = today
+
+    def pinned(self, slot: int) -> ModelResponder:
+        """A copy answering in slot `slot` of our own llama.cpp server; elsewhere, unchanged."""
+        twin = copy.copy(self)
+        if isinstance(self._api, MessagesApi):
+            twin._api = self._api.pinned(slot)
+        return twin
 
     def reply(
         self,

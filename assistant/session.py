@@ -72,3 +72,30 @@ def stage_rows(groups: Sequence[Exchange]) -> list[dict[str, object]]:
         for order, (stage, ms) in enumerate(zip(STAGES, values, strict=True)):
             rows.append({"turn": number, "stage": stage, "order": order, "ms": round(ms, 1)})
     return rows
+
+
+@dataclass(frozen=True)
+class CompareMedians:
+    """Compare mode's running medians: first-token ms per twin over the session so far."""
+
+    exchanges: int = 0  # compare-mode exchanges counted
+    gated_first_token_ms: float | None = None
+    always_first_token_ms: float | None = None
+
+
+def compare_medians(groups: Sequence[Exchange], upto: Exchange | None = None) -> CompareMedians:
+    """Median first token of each twin over the compare exchanges, up to and including `upto`.
+
+    `upto` may be an exchange not in `groups` yet (the one just answered): it is counted last.
+    """
+    if upto is not None:
+        ids = [g.id for g in groups]
+        groups = [*groups[: ids.index(upto.id)], upto] if upto.id in ids else [*groups, upto]
+    twins = [(g.gated, g.always) for g in groups if g.always is not None]
+    gated = [t.timings.first_token_ms for t, _ in twins if t.timings.first_token_ms is not None]
+    always = [t.timings.first_token_ms for _, t in twins if t.timings.first_token_ms is not None]
+    return CompareMedians(
+        exchanges=len(twins),
+        gated_first_token_ms=statistics.median(gated) if gated else None,
+        always_first_token_ms=statistics.median(always) if always else None,
+    )

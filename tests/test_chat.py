@@ -100,6 +100,75 @@ def test_the_model_sees_each_earlier_exchange_once(
     assert len(users) == 2  # the first exchange (its gated turn only), then this message
 
 
+# ---- compare mode: each twin follows its own conversation (issue 28 part 5) ----------
+
+
+def _twin_of(request: dict[str, Any]) -> str:
+    """Which twin sent a reply request: the gated one here never searches, so its message
+    goes alone; the always-retrieve twin's carries a memory note before the words."""
+    return "always" if len(request["messages"][-1]["content"]) == 2 else "gated"
+
+
+def _twin_script(request: dict[str, Any]) -> str:
+    """Replies that say which twin wrote them, and to what."""
+    words = request["messages"][-1]["content"][-1]["text"]
+    return f"{_twin_of(request)} answer to {words}"
+
+
+def _reply_calls(model: ScriptedModel) -> dict[str, dict[str, Any]]:
+    """The last reply request of each twin."""
+    return {_twin_of(c): c for c in model.calls if GATE not in prompt_of(c)}
+
+
+def _earlier_replies(request: dict[str, Any]) -> list[str]:
+    return [m["content"] for m in request["messages"] if m["role"] == "assistant"]
+
+
+def _never_chat(model: ScriptedModel, search: ListSearch) -> Chat:
+    model.script = _twin_script
+    responder = ModelResponder(model, "chat")
+    return Chat.fixed(Pipeline(gate=never_gate(), store=search, responder=responder))  # type: ignore[arg-type]
+
+
+def test_each_twin_follows_its_own_conversation(model: ScriptedModel, search: ListSearch) -> None:
+    chat = _never_chat(model, search)
+    both = TurnOptions(compare=True, capture=False)
+    first = chat.answer("When is dinner with Alex?", options=both)
+    assert first.always is not None
+    assert first.gated.reply == "gated answer to When is dinner with Alex?"
+    assert first.always.reply == "always answer to When is dinner with Alex?"
+    model.calls.clear()
+    chat.answer("At what time?", [first], both)
+    calls = _reply_calls(model)
+    # Each twin's history holds its own earlier reply, never the other twin's...
+    assert _earlier_replies(calls["gated"]) == [first.gated.reply]
+    assert _earlier_replies(calls["always"]) == [first.always.reply]
+    # ...and its own earlier retrieval: only the always twin was sent Alex's dinner before.
+    assert "7:30pm" in prompt_of({"messages": calls["always"]["messages"][:1]})
+    assert "7:30pm" not in prompt_of({"messages": calls["gated"]["messages"][:1]})
+
+
+def test_compare_switched_on_mid_conversation_continues_the_gated_one(
+    model: ScriptedModel, search: ListSearch
+) -> None:
+    chat = _never_chat(model, search)
+    alone = chat.answer("When is dinner with Alex?", options=TurnOptions(capture=False))
+    model.calls.clear()
+    chat.answer("At what time?", [alone], TurnOptions(compare=True, capture=False))
+    # No always-retrieve twin before: both twins carry on from what the user saw.
+    calls = _reply_calls(model)
+    assert (
+        _earlier_replies(calls["gated"]) == _earlier_replies(calls["always"]) == [alone.gated.reply]
+    )
+
+
+def test_a_hosted_endpoint_is_never_sent_a_slot(model: ScriptedModel, search: ListSearch) -> None:
+    chat = _never_chat(model, search)
+    chat.answer("When is dinner with Alex?", options=TurnOptions(compare=True, capture=False))
+    assert sorted(_reply_calls(model)) == ["always", "gated"]
+    assert all("id_slot" not in json.dumps(call) for call in model.calls)
+
+
 def test_a_failed_exchange_keeps_the_message(model: ScriptedModel, search: ListSearch) -> None:
     chat = Chat.fixed(_pipeline(model, search))
     # A gate mode this wiring cannot run breaks the exchange before any reply.

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 from assistant.chat import Exchange
-from assistant.display import compare_line, details_title, fmt_ms, loading_label, stage_table
+from assistant.display import (
+    compare_line,
+    details_title,
+    fmt_ms,
+    loading_label,
+    medians_line,
+    stage_table,
+)
 from assistant.gate import always_gate, never_gate
 from assistant.local_model import ModelState, ModelStatus
 from assistant.pipeline import Timings, Turn, Usage, Variant
+from assistant.session import CompareMedians
 from memory.records import Memory
 
 
@@ -31,6 +39,15 @@ def test_compare_line_says_which_twin_ran_first() -> None:
     later_gated = _turn(False)  # built after `always`: the twin ran first
     assert "always-retrieve ran first" in compare_line(Exchange("m", later_gated, always))
     assert compare_line(Exchange("m", gated)) == ""
+
+
+def test_medians_line_gives_each_twins_running_median() -> None:
+    line = medians_line(CompareMedians(3, 812.4, 1140.0))
+    assert line == (
+        "session median first token (3 exchanges): gated 812 ms, always-retrieve 1,140 ms"
+    )
+    assert "(1 exchange)" in medians_line(CompareMedians(1, 5.25, None))
+    assert medians_line(CompareMedians()) == ""
 
 
 def test_details_title_and_stage_table() -> None:

@@ -18,18 +18,23 @@ import sys
 import textwrap
 import threading
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from assistant.capture import Capturer
-from assistant.gate import LlmGate, Method, always_gate
-from assistant.local_model import LocalModel, health
+from assistant.chat import Chat, TurnOptions
+from assistant.gate import LlmGate, Method, always_gate, never_gate
+from assistant.llm import MessagesApi
+from assistant.local_model import ALWAYS_SLOT, GATED_SLOT, LocalModel, health
 from assistant.model_file import ModelFileError, default_model_installed, inspect_gguf
 from assistant.pipeline import Pipeline
 from assistant.respond import ModelResponder
 from memory.store import MemoryStore
+from tests.fakes import ListSearch
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -152,7 +157,7 @@ def test_concurrent_requests_queue_and_none_fails(server: LocalModel) -> None:
         except BaseException as exc:  # noqa: BLE001 - collected and asserted below
             errors.append(exc)
 
-    threads = [threading.Thread(target=ask, args=(n,)) for n in range(5)]  # 5 > 2 slots
+    threads = [threading.Thread(target=ask, args=(n,)) for n in range(5)]  # 5 > 3 slots
     for t in threads:
         t.start()
     for t in threads:
@@ -490,3 +495,107 @@ def test_a_process_exiting_while_the_model_warms_logs_no_traceback(tmp_path: Pat
     assert "WARNING a ready callback of the local model failed" in done.stderr
     assert done.stderr.count("Traceback") == 1, done.stderr
     assert "ValueError: a bug of the callback's own" in done.stderr
+
+
+# ---- compare mode's slots (issue 29): each twin keeps its own prompt cache ----------
+
+
+@pytest.fixture(scope="module")
+def cached_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalModel]:
+    """A server as the app runs it: the default slots, prompt cache on (no fixed seed)."""
+    model = LocalModel(str(SMALL), log_path=tmp_path_factory.mktemp("llama") / "server.log")
+    status = model.start().wait_ready()
+    assert status.ready, status.error
+    yield model
+    model.stop()
+
+
+def _slots(base_url: str) -> dict[int, dict[str, Any]]:
+    """llama.cpp's own account of its slots (GET /slots), by slot id."""
+    with urllib.request.urlopen(f"{base_url}/slots", timeout=10) as r:
+        return {s["id"]: s for s in json.loads(r.read())}
+
+
+TWIN_SYSTEM = "You are a friendly assistant who answers in one short line."
+ALEX = [{"role": "user", "content": [{"type": "text", "text": "When do I meet Alex?"}]}]
+
+
+def _long_message(topic: str) -> list[dict[str, Any]]:
+    """A message of ~200 tokens the server has not seen: a reused prompt shows in the counts."""
+    told = " ".join(f"Fact {n}: my {topic} note number {n} says {n * 7} things." for n in range(16))
+    return [{"role": "user", "content": [{"type": "text", "text": f"{told} When is my {topic}?"}]}]
+
+
+def test_a_twin_reply_runs_in_its_own_slot_and_a_plain_request_may_not(
+    cached_server: LocalModel,
+) -> None:
+    client = _client(cached_server.base_url)
+    # Through the Anthropic endpoint a slot cannot be named (llama.cpp drops the field):
+    # that is why a twin's reply goes to the chat endpoint. If this starts to fail, the
+    # pinned path could go back to /v1/messages.
+    before = _slots(cached_server.base_url)
+    for slot in (ALWAYS_SLOT, GATED_SLOT):
+        client.messages.create(
+            model="local-gguf", max_tokens=2, messages=ALEX, extra_body={"id_slot": slot}
+        )
+    after = _slots(cached_server.base_url)
+    changed = {i for i in after if after[i].get("id_task") != before[i].get("id_task")}
+    assert len(changed) == 1  # both ran in the one slot llama.cpp chose for that prompt
+    api = MessagesApi(
+        client, "local-gguf", max_tokens=2, temperature=0.0, llama_url=cached_server.base_url
+    )
+    before = _slots(cached_server.base_url)
+    api.pinned(ALWAYS_SLOT).stream(ALEX, system=TWIN_SYSTEM)
+    after = _slots(cached_server.base_url)
+    changed = {i for i in after if after[i].get("id_task") != before[i].get("id_task")}
+    assert changed == {ALWAYS_SLOT}
+
+
+def test_each_twin_keeps_its_own_prompt_cache(cached_server: LocalModel) -> None:
+    client = _client(cached_server.base_url)
+    api = MessagesApi(
+        client, "local-gguf", max_tokens=8, temperature=0.0, llama_url=cached_server.base_url
+    )
+    gated, always = api.pinned(GATED_SLOT), api.pinned(ALWAYS_SLOT)
+    dentist = _long_message("dentist visit")  # neither slot has seen it
+    g1 = gated.stream(dentist, system=TWIN_SYSTEM)
+    a1 = always.stream(dentist, system=TWIN_SYSTEM)  # the very same prompt, in the other slot
+    assert g1.input_tokens == a1.input_tokens > 150
+    # The second twin reads the prompt itself: nothing of what the first just read.
+    assert a1.cached_tokens is not None and a1.cached_tokens < a1.input_tokens // 2
+    # A request of someone else's in between (the gate, capture, another tab).
+    client.messages.create(
+        model="local-gguf",
+        max_tokens=4,
+        messages=[{"role": "user", "content": "Name three colours, in one line."}],
+    )
+    for twin, first in ((gated, g1), (always, a1)):
+        follow_up = [
+            *dentist,
+            {"role": "assistant", "content": first.text},
+            {"role": "user", "content": [{"type": "text", "text": "What time?"}]},
+        ]
+        later = twin.stream(follow_up, system=TWIN_SYSTEM)
+        # Its own conversation is still there: only the new message is read.
+        assert later.cached_tokens is not None
+        assert later.cached_tokens >= first.input_tokens - 8, (later, first)
+
+
+def test_compare_mode_puts_each_twin_in_its_slot(cached_server: LocalModel) -> None:
+    client = _client(cached_server.base_url)
+    responder = ModelResponder(
+        client, "local-gguf", max_tokens=4, temperature=0.0, llama_url=cached_server.base_url
+    )
+    search = ListSearch(("Dinner with Alex on Thursday at 7:30pm at Nopa.",))
+    chat = Chat.fixed(Pipeline(gate=never_gate(), store=search, responder=responder))  # type: ignore[arg-type]
+    before = _slots(cached_server.base_url)
+    exchange = chat.answer(
+        "When is dinner with Alex?", options=TurnOptions(compare=True, capture=False)
+    )
+    assert exchange.always is not None and exchange.always.memories
+    after = _slots(cached_server.base_url)
+    changed = {i for i in after if after[i].get("id_task") != before[i].get("id_task")}
+    assert changed == {GATED_SLOT, ALWAYS_SLOT}
+    # The always twin's prompt carried the memory: its slot holds the longer prompt.
+    gated_len = after[GATED_SLOT]["n_prompt_tokens"]
+    assert after[ALWAYS_SLOT]["n_prompt_tokens"] > gated_len > 0

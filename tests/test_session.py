@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from assistant.chat import Exchange
 from assistant.gate import GateDecision, Method
 from assistant.pipeline import Timings, Turn, Usage, Variant
-from assistant.session import DEFAULT_TOKENS_PER_SEARCH, SessionStats, session_stats, stage_rows
+from assistant.session import (
+    DEFAULT_TOKENS_PER_SEARCH,
+    CompareMedians,
+    SessionStats,
+    compare_medians,
+    session_stats,
+    stage_rows,
+)
 from memory.records import Memory
 
 
@@ -104,3 +113,30 @@ def test_stage_rows_are_long_format_per_gated_turn() -> None:
         {"turn": 1, "stage": "reply", "order": 2, "ms": 5.0},
         {"turn": 1, "stage": "capture", "order": 3, "ms": 1.0},
     ]
+
+
+def _timed(message: str, gated_ms: float | None, always_ms: float | None) -> Exchange:
+    gated = replace(_turn(message, False), timings=Timings(first_token_ms=gated_ms))
+    if always_ms is None:
+        return Exchange(message, gated)
+    always = _turn(message, True, memory_tokens=5, variant=Variant.ALWAYS)
+    return Exchange(message, gated, replace(always, timings=Timings(first_token_ms=always_ms)))
+
+
+def test_compare_medians_run_over_the_compare_exchanges_so_far() -> None:
+    session = [
+        _timed("a", 100.0, 900.0),
+        _timed("b", 50.0, None),  # compare mode was off: not counted
+        _timed("c", 300.0, 700.0),
+        _timed("d", 200.0, 100.0),
+    ]
+    assert compare_medians([]) == CompareMedians()
+    assert compare_medians(session) == CompareMedians(3, 200.0, 700.0)
+    # Running: as the screen shows it beside exchange "c", then beside one not stored yet.
+    assert compare_medians(session, session[2]) == CompareMedians(2, 200.0, 800.0)
+    assert compare_medians(session[:1], session[3]) == CompareMedians(2, 150.0, 500.0)
+
+
+def test_a_twin_without_a_first_token_is_left_out_of_its_median() -> None:
+    medians = compare_medians([_timed("a", 100.0, None), _timed("b", None, 400.0)])
+    assert medians == CompareMedians(1, None, 400.0)
