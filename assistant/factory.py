@@ -246,7 +246,12 @@ def build_assistant(settings: Settings | None = None, *, seed_if_empty: bool = T
     else:
         # native_url is set when the model is our own llama.cpp server: compare mode's twins
         # can then each answer in a slot (prompt cache) of their own.
-        responder = ModelResponder(client, settings.chat_model, llama_url=settings.native_url)
+        responder = ModelResponder(
+            client,
+            settings.chat_model,
+            llama_url=settings.native_url,
+            temperature=settings.reply_temperature,
+        )
         capturer = Capturer(store, client, settings.gate_model)
     # llm/cascade without a model would fail open on every turn: use local instead.
     mode = settings.gate_mode
