@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 import streamlit as st
@@ -33,9 +33,11 @@ from assistant.display import (
     wrong_help,
     you_corrected,
 )
+from assistant.inbox import CHAT_BOX_KEY, Inbox
 from assistant.pipeline import Variant
 from assistant.respond import ReplySource
 from assistant.session import compare_medians, session_stats, stage_rows
+from assistant.ui import chat_box_files
 from memory.records import MemoryStoreError, visible
 
 if TYPE_CHECKING:  # the factory imports Chroma (~2.5 s): load it after the first paint
@@ -63,7 +65,7 @@ BADGES = {  # one colour per decision, readable from the back of the room
 SHOWN_MESSAGE_CHARS = 3_000  # longer messages are folded on screen, not in the pipeline
 STAGE_COLOURS = ["#4f46e5", "#0ea5e9", "#f59e0b", "#9ca3af"]  # gate, search, reply, capture
 STREAM_EVERY_S = 0.05  # redraw the streaming reply at most 20 times a second
-CHAT_KEY = "chat"
+CHAT_BOX = "memory_gate.chat_box"  # the component's name (assistant/ui/chat_box.*)
 
 # Our own static CSS only: never user content (that is always escaped markdown).
 CSS = """
@@ -101,29 +103,52 @@ def exchanges() -> list[Exchange]:
     return st.session_state.setdefault("exchanges", [])
 
 
-def inbox() -> list[str | Rerun]:
+def inbox() -> Inbox:
     """Messages sent but not yet answered, oldest first (see process_inbox).
 
     A `Rerun` (a corrected skip, answered again) waits in the same queue and takes the
     same path as a typed message.
     """
-    return st.session_state.setdefault("inbox", [])
+    return st.session_state.setdefault("inbox", Inbox())
 
 
 def receive(message: str | None = None) -> None:
-    """Callback of the chat input and the example buttons: the message joins the inbox.
+    """Callback of the chat box and the example buttons: new messages join the inbox.
 
-    Streamlit stops a run as soon as the next message arrives (fastReruns), at the first
-    `st.` call it makes. A message read from `st.chat_input`'s return value is therefore
-    lost whenever the next one comes before the run reaches that line. Callbacks run when
-    a run starts, before the script body and before the first point where it can be
-    stopped. (The bigger cause of lost bursts was the file watcher: see assistant/cli.py.)
+    Callbacks run when a run starts, before the script body and before the first point
+    where Streamlit can stop the run. The chat box's value is every message it has not
+    seen taken (assistant/inbox.py), so one that a dropped or merged rerun never brought
+    is taken from the next one.
     """
-    text = st.session_state.get(CHAT_KEY) if message is None else message
+    if message is None:
+        inbox().take(chat_box_messages(st.session_state.get(CHAT_BOX_KEY)))
     # Empty messages are ignored, and so are ones of only zero-width characters: the model
     # would answer its own prompt (the issue saw the system prompt's words come back).
-    if isinstance(text, str) and visible(text):
-        inbox().append(text.strip())
+    elif visible(message):
+        inbox().append(message.strip())
+
+
+def chat_box_messages(state: object) -> object:
+    """The `sent` list in the chat box's state (None before the box has sent anything)."""
+    return state.get("sent") if isinstance(state, Mapping) else None
+
+
+def chat_box() -> None:
+    """The chat input at the bottom of the page; Enter sends, and it clears (chat_box.js)."""
+    files = chat_box_files()
+    mount = st.components.v2.component(CHAT_BOX, html=files.html, css=files.css, js=files.js)
+    with st.bottom:
+        state = mount(
+            key=CHAT_BOX_KEY,
+            # `taken` lets the box forget what the inbox holds; the examples' clicks go
+            # through the box too, to keep their place among typed messages.
+            data={"taken": inbox().taken, "placeholder": "Ask anything…", "examples": EXAMPLES},
+            default={"sent": []},
+            on_sent_change=receive,
+        )
+    # The callback has taken them in a browser. A run with no callback (AppTest sets the
+    # box's state through its key) takes them here; either way each is taken once.
+    inbox().take(chat_box_messages(state))
 
 
 def new_conversation() -> None:
@@ -350,21 +375,23 @@ def process_inbox(assistant: Assistant, options: TurnOptions) -> None:
 
     A message goes into the inbox (session state) the moment its run starts (`receive`).
     If Streamlit stops this run because another message was sent, the unanswered one is
-    still in the inbox, and the next run answers it first: no message is ever lost.
+    still in the inbox, and the next run answers it first: no message is ever lost. A
+    stopped run may still finish its answer while the next run starts the same one: the
+    inbox records the first answer to finish and drops the other.
     """
-    waiting = inbox()
+    waiting = inbox().waiting()
     if not waiting:
         return
+    first = waiting[0]
     head = st.container()
     for later in waiting[1:]:
-        render_user(getattr(later, "message", later))
+        render_user(getattr(later.message, "message", later.message))
         st.caption(":material/schedule: waiting for the reply above")
     with head:
-        render_user(getattr(waiting[0], "message", waiting[0]))
-        exchange = run_exchange(assistant, waiting[0], options)
-    exchanges().append(exchange)
-    waiting.pop(0)
-    if waiting:
+        render_user(getattr(first.message, "message", first.message))
+        exchange = run_exchange(assistant, first.message, options)
+    inbox().finish(first, lambda: exchanges().append(exchange))
+    if len(inbox()):
         st.rerun()  # draw the finished turn as history, then answer the next one
 
 
@@ -418,8 +445,7 @@ def main() -> None:
         "The badge under every answer says what it decided and why."
     )
     example_prompts()
-    # Drawn before the store loads, so the input is there as soon as the page is.
-    st.chat_input("Ask anything…", key=CHAT_KEY, on_submit=receive)
+    chat_box()  # drawn before the store loads, so the input is there as soon as the page is
     try:
         assistant = get_assistant()
     except Exception as exc:  # noqa: BLE001 - e.g. a bad setting: say which, not a traceback

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,7 @@ CHROMIUM_ARGS = [
 ]
 # The first page load takes 7-8 s on 2 cores; leave room for a busy machine.
 PAGE_TIMEOUT_S = 60.0
-CHAT_INPUT = '[data-testid="stChatInputTextArea"]'
+CHAT_INPUT = 'textarea[data-testid="memgateChatBox"]'  # the chat box (assistant/ui/chat_box.html)
 # The sidebar's memory header appears once the store and the gate have loaded.
 APP_READY = 'section[data-testid="stSidebar"] :text("Memories (")'
 KEY_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN")
@@ -164,6 +164,55 @@ def send(page: Any, message: str) -> None:
     box = page.locator(CHAT_INPUT)
     box.fill(message)
     box.press("Enter")
+
+
+def send_burst(
+    page: Any, messages: Sequence[str], gap_s: float, clicks: Set[str] = frozenset()
+) -> None:
+    """Send `messages` `gap_s` apart: typed, or by a click on the example button of that label."""
+    for message in messages:
+        if message in clicks:
+            page.get_by_role("button", name=message, exact=True).click()
+        else:
+            send(page, message)
+        page.wait_for_timeout(gap_s * 1000)
+
+
+USER_MESSAGES = ".stChatMessage:has([data-testid=stChatMessageAvatarUser])"
+WAITING = "waiting for the reply above"
+
+
+def user_messages(page: Any) -> list[str]:
+    """The user's messages shown on the page, in order (one-line messages)."""
+    return [
+        bubble.inner_text().strip().splitlines()[-1] for bubble in page.locator(USER_MESSAGES).all()
+    ]
+
+
+def wait_answered(page: Any, messages: Sequence[str], answer: Callable[[str], str]) -> None:
+    """Wait until every message's answer is shown and nothing waits any more."""
+    for message in messages:
+        page.get_by_text(answer(message), exact=True).first.wait_for()
+    page.get_by_text(WAITING).first.wait_for(state="detached")
+    wait_idle(page)
+
+
+@contextlib.contextmanager
+def busy_cpu(processes: int = 3, limit_s: float = 900.0) -> Iterator[None]:
+    """Saturate the CPU with `processes` busy loops, as a laptop writing a reply is.
+
+    They are stopped on the way out, and each ends by itself after `limit_s` even if
+    this process is killed first.
+    """
+    loop = f"import time\nend = time.monotonic() + {limit_s}\nwhile time.monotonic() < end: pass"
+    loops: list[subprocess.Popen[bytes]] = []
+    try:
+        for _ in range(processes):
+            loops.append(subprocess.Popen([sys.executable, "-c", loop]))
+        yield
+    finally:
+        for process in loops:
+            end_process(process)
 
 
 BADGES = ".stChatMessage .stMarkdownBadge"

@@ -16,6 +16,7 @@ from markdown_it import MarkdownIt
 from streamlit.testing.v1 import AppTest
 
 from assistant.fake_api import FakeAnthropicServer, Reply
+from tests.chat_box import send_message
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 SECRET_KEY = "sk-test-SECRET-do-not-show-7f3a9"
@@ -73,8 +74,8 @@ def shared_app(_shared_memory_dir: Path) -> AppTest:
 
 
 def send(at: AppTest, message: str) -> AppTest:
-    """Type a message into the chat input and run the app."""
-    at.chat_input[0].set_value(message).run()
+    """Type a message into the chat box and run the app."""
+    send_message(at, message)
     assert not at.exception, [e.value for e in at.exception]
     return at
 

@@ -34,6 +34,7 @@ from assistant.model_file import ModelFileError, default_model_installed, inspec
 from assistant.pipeline import Pipeline
 from assistant.respond import ModelResponder
 from memory.store import MemoryStore
+from tests.chat_box import send_message
 from tests.fakes import ListSearch
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -315,7 +316,7 @@ def test_the_app_runs_on_the_local_model_with_no_key(
         # The default gate stays local; llm and cascade become available.
         control = at.segmented_control(key="gate_mode")
         assert control.value == "local" and {"llm", "cascade"} <= set(control.options)
-        at.chat_input[0].set_value("Tell me a joke").run()
+        send_message(at, "Tell me a joke")
         assert not at.exception, [e.value for e in at.exception]
         turn = at.session_state["exchanges"][0].gated
         assert turn.reply_source == "model" and turn.reply.strip()

@@ -19,6 +19,7 @@ SCRIPT = textwrap.dedent(
     """
     import socket, sys
     from streamlit.testing.v1 import AppTest
+    from tests.chat_box import send_message
     try:
         socket.create_connection(("1.1.1.1", 443), timeout=2)
         sys.exit("network is reachable: this check proves nothing")
@@ -27,7 +28,7 @@ SCRIPT = textwrap.dedent(
     at = AppTest.from_file("app.py", default_timeout=180).run()
     assert not at.exception, [e.value for e in at.exception]
     for message in ("What's 2+2?", "When am I meeting Alex?"):
-        at.chat_input[0].set_value(message).run()
+        send_message(at, message)
         assert not at.exception, [e.value for e in at.exception]
     turns = [exchange.gated for exchange in at.session_state["exchanges"]]
     for turn in turns:

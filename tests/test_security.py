@@ -19,6 +19,7 @@ from assistant.gate import LlmGate
 from assistant.pipeline import Pipeline
 from assistant.respond import ModelResponder
 from memory.store import MemoryStore
+from tests.chat_box import send_message
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET_PART = "LEAKCHECK7f3a9c1e5b"  # letters only: markdown escaping cannot hide them
@@ -113,7 +114,7 @@ def test_echoed_key_never_reaches_the_page(echoing_api, tmp_path, monkeypatch):
     st.cache_resource.clear()
     try:
         at = AppTest.from_file(APP, default_timeout=120).run()
-        at.chat_input[0].set_value("Remember that my locker code is 4312").run()
+        send_message(at, "Remember that my locker code is 4312")
         assert not at.exception, [e.value for e in at.exception]
         page = everything_rendered(at)
     finally:

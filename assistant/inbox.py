@@ -1,0 +1,131 @@
+"""The inbox: messages sent and not yet answered, each taken once, in the order sent.
+
+The chat box in the browser (assistant/ui/chat_box.js) sends its state, not an event:
+every message it has not yet seen taken, each with a number that only grows. Streamlit
+may drop or merge the reruns that carry that state (issue 29: st.chat_input lost 1-2 of
+5 messages sent 0.05 s apart on a busy machine); the next rerun still carries every
+message, and the inbox takes each number once.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from memory.records import visible
+
+if TYPE_CHECKING:
+    from assistant.corrections import Rerun
+
+# The chat box's session-state key: its state is {"sent": [{"id": int, "text": str}, ...]}.
+CHAT_BOX_KEY = "chat"
+
+
+@dataclass(frozen=True)
+class Sent:
+    """One message as the chat box sent it: its number in this page, and its text."""
+
+    id: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """A message in the inbox; `number` tells two identical messages apart."""
+
+    number: int
+    message: str | Rerun
+
+
+def sent_messages(sent: object) -> list[Sent]:
+    """The well-formed messages of the chat box's `sent` list, by number (others ignored).
+
+    The list comes from the browser: anything that is not `{"id": int, "text": str}` is
+    not a message the chat box wrote, and is left out rather than trusted.
+    """
+    if not isinstance(sent, list):
+        return []
+    messages = [
+        Sent(entry["id"], entry["text"])
+        for entry in sent
+        if isinstance(entry, dict)
+        and type(entry.get("id")) is int  # not bool, not float
+        and isinstance(entry.get("text"), str)
+    ]
+    return sorted(messages, key=lambda m: m.id)
+
+
+class Inbox:
+    """Messages waiting for their answer, oldest first; safe to share between threads.
+
+    Streamlit starts a new script run for each message and lets the run it replaces
+    finish its current step, so two runs of one session can touch the inbox at once.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._waiting: list[Waiting] = []
+        self._numbers = itertools.count(1)
+        self._taken = 0
+
+    @property
+    def taken(self) -> int:
+        """The highest chat-box number taken: the chat box may forget messages up to it."""
+        return self._taken
+
+    def take(self, sent: object) -> int:
+        """Add the chat box's messages numbered above `taken`, in order; how many joined.
+
+        Numbers at or below `taken` were taken by an earlier run: they are skipped, so a
+        message is taken once however many reruns carry it. Messages with nothing
+        visible in them (empty, or only zero-width characters) are skipped too: the
+        model would answer its own prompt.
+        """
+        joined = 0
+        with self._lock:
+            for message in sent_messages(sent):
+                if message.id <= self._taken:
+                    continue
+                self._taken = message.id
+                if visible(message.text):
+                    self._waiting.append(Waiting(next(self._numbers), message.text.strip()))
+                    joined += 1
+        return joined
+
+    def append(self, message: str | Rerun) -> None:
+        """Add a message that came some other way: an example button, a corrected re-run."""
+        with self._lock:
+            self._waiting.append(Waiting(next(self._numbers), message))
+
+    def waiting(self) -> list[Waiting]:
+        """The messages waiting now, oldest first (a copy)."""
+        with self._lock:
+            return list(self._waiting)
+
+    def finish(self, item: Waiting, record: Callable[[], None]) -> bool:
+        """Record `item`'s answer and remove it, once: False if another run already did."""
+        with self._lock:
+            if item not in self._waiting:
+                return False
+            record()
+            self._waiting.remove(item)
+            return True
+
+    def clear(self) -> None:
+        """Forget every waiting message (numbers already taken stay taken)."""
+        with self._lock:
+            self._waiting.clear()
+
+    def __contains__(self, message: object) -> bool:
+        with self._lock:
+            return any(w.message == message for w in self._waiting)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._waiting)
+
+    def __iter__(self) -> Iterator[str | Rerun]:
+        return iter([w.message for w in self.waiting()])
