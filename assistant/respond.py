@@ -119,7 +119,10 @@ def memory_block(memories: Sequence[str], lookup: Lookup = Lookup.SEARCHED) -> s
         return SEARCH_FAILED_NOTE
     if not memories:
         return NOTHING_FOUND_NOTE
-    lines = [f"- {quoted(text)}" for text in memories]
+    # Given most relevant first, written most relevant last, nearest the person's words: the
+    # 1.5B model answered from whichever fact stood nearest the question ("When's her
+    # birthday?" after Mum got the brother's birthday, listed last, though Mum's was first).
+    lines = [f"- {quoted(text)}" for text in reversed(memories)]
     return MEMORY_PREAMBLE + "\n<told>\n" + "\n".join(lines) + "\n</told>"
 
 

@@ -208,3 +208,29 @@ def test_the_thing_the_last_exchange_talked_about_is_that_thing():
     resolved = resolve("Where is the wedding again?", [sister])
     assert resolved.follow_up and resolved.query.startswith("sister getting married")
     assert not resolve("What's the best time to visit Rome?", [sister]).follow_up
+
+
+def test_the_memory_the_conversation_was_about_stands_nearest_the_follow_up(
+    fake_api, sdk_client, store
+):
+    class FindsPeanutsForFollowUps:
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def search(self, query, k=5, min_similarity=None):
+            self.calls += 1
+            wanted = "When am I meeting Alex?" if self.calls == 1 else "peanut allergy"
+            return store.search(wanted, k=1)
+
+        def mentions(self, words, max_share=0.2):
+            return store.mentions(words, max_share)
+
+    turns = pipeline(sdk_client, FindsPeanutsForFollowUps())
+    fake_api.queue(Reply(text=RETRIEVE), Reply(text="Thursday."))
+    first = turns.respond("When am I meeting Alex?")
+    fake_api.queue(Reply(text=RETRIEVE), Reply(text="7:30pm."))
+    turn = turns.respond("What time?", [first])
+    # The record lists the carried memory first; the prompt puts it last, by the question.
+    assert [m.text for m in turn.memories] == [ALEX, "I'm allergic to peanuts."]
+    block = fake_api.requests[-1].body["messages"][-1]["content"][0]["text"]
+    assert block.index("peanuts") < block.index("Nopa")
