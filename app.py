@@ -390,9 +390,11 @@ def process_inbox(assistant: Assistant, options: TurnOptions) -> None:
     with head:
         render_user(getattr(first.message, "message", first.message))
         exchange = run_exchange(assistant, first.message, options)
-    inbox().finish(first, lambda: exchanges().append(exchange))
-    if len(inbox()):
-        st.rerun()  # draw the finished turn as history, then answer the next one
+    recorded = inbox().finish(first, lambda: exchanges().append(exchange))
+    # Draw the finished turn as history, then answer the next one; if another run's
+    # answer was recorded instead, draw that one.
+    if len(inbox()) or not recorded:
+        st.rerun()
 
 
 # ---- sidebar ------------------------------------------------------------------------

@@ -29,6 +29,7 @@ SECTIONS: list[tuple[str, str, str]] = [
     ("Corrections", "bench.corrections_bench", "rewordings fixed, others unchanged, cost"),
     ("Memory search and quality", "bench.memory_bench", "search vs size, embeddings, LoCoMo"),
     ("App cold start", "bench.app_bench", "until the chat input is usable in Chromium"),
+    ("Messages sent in bursts", "bench.burst_bench", "none lost on a busy machine, in Chromium"),
     ("Real local model", "bench.local_model_bench", "Qwen2.5 1.5B in llama.cpp: gates, replies"),
     ("The LLM gate on the built-in model", "bench.llm_gate_bench", "grammar, warm, cascade"),
     ("Answers", "bench.answers_bench", "replies per gate mode: right, damaged, first token"),
