@@ -21,7 +21,7 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’]*|\d[\w:.,]*")
 # Words that point back at something said before. "it" and "that" are also grammar ("is it
 # going to rain", "a film that..."), so they count only in short messages (below).
 _PERSON = {"he", "him", "his", "she", "her", "hers", "they", "them", "their", "theirs"}
-_THING = {"it", "its", "that", "this", "those", "these", "there", "then", "one"}
+_THING = {"it", "its", "that", "this", "those", "these", "there", "then"}
 _OPENERS = re.compile(
     r"^\s*(?:and|also|but|so|then|or|plus|what about|how about|what else|anything else"
     r"|same for|tell me more|more about|why not|why|how come|really)\b",
