@@ -175,16 +175,18 @@ def _decide(gate: Gate, message: str, recent: Sequence[Said] = ()) -> GateDecisi
 def carried_forward(
     resolved: Resolved, continued: Turn | None, found: Sequence[Memory]
 ) -> tuple[Memory, ...]:
-    """The memories a follow-up is answered with: the continued turn's first, then new ones.
+    """The memories a follow-up is answered with: what its search found, then the rest of
+    what the turn it continues was answered with.
 
-    "What time?" after "When am I meeting Alex?" is answered from the memory that turn used,
-    even when its own search finds nothing or something unrelated: a search that comes back
-    empty must not make the model drop what it was given a turn ago.
+    "What time?" after "When am I meeting Alex?" keeps the memory that turn used, even when
+    its own search finds nothing: an empty search must not make the model drop what it was
+    given a turn ago. The resolved query carries the earlier topic, so what it finds comes
+    first, by relevance ("and his mum's name?" after Kofi's job: Kofi's mum, then his job).
     """
     if not resolved.follow_up or continued is None or not continued.memories:
         return tuple(found)
-    kept = {m.id for m in continued.memories}
-    return (*continued.memories, *(m for m in found if m.id not in kept))
+    have = {m.id for m in found}
+    return (*found, *(m for m in continued.memories if m.id not in have))
 
 
 class Pipeline:

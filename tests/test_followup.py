@@ -210,7 +210,7 @@ def test_the_thing_the_last_exchange_talked_about_is_that_thing():
     assert not resolve("What's the best time to visit Rome?", [sister]).follow_up
 
 
-def test_the_memory_the_conversation_was_about_stands_nearest_the_follow_up(
+def test_a_follow_up_gets_what_its_search_found_nearest_it_and_keeps_the_earlier_memory(
     fake_api, sdk_client, store
 ):
     class FindsPeanutsForFollowUps:
@@ -228,9 +228,10 @@ def test_the_memory_the_conversation_was_about_stands_nearest_the_follow_up(
     turns = pipeline(sdk_client, FindsPeanutsForFollowUps())
     fake_api.queue(Reply(text=RETRIEVE), Reply(text="Thursday."))
     first = turns.respond("When am I meeting Alex?")
-    fake_api.queue(Reply(text=RETRIEVE), Reply(text="7:30pm."))
-    turn = turns.respond("What time?", [first])
-    # The record lists the carried memory first; the prompt puts it last, by the question.
-    assert [m.text for m in turn.memories] == [ALEX, "I'm allergic to peanuts."]
+    fake_api.queue(Reply(text=RETRIEVE), Reply(text="No."))
+    turn = turns.respond("Am I allergic to anything they serve?", [first])
+    # By relevance to what was searched, then the earlier turn's memory, kept.
+    assert [m.text for m in turn.memories] == ["I'm allergic to peanuts.", ALEX]
     block = fake_api.requests[-1].body["messages"][-1]["content"][0]["text"]
-    assert block.index("peanuts") < block.index("Nopa")
+    # The prompt writes the most relevant last, nearest the person's words.
+    assert block.index("Nopa") < block.index("peanuts")
