@@ -275,7 +275,9 @@ def summary(results: list[Burst]) -> dict[str, Any]:
         "sent": sum(r.sent for r in results),
         "lost": sum(r.lost for r in results),
         "bursts_shown_in_order": sum(r.shown_in_order for r in results),
-        "median_burst_s": statistics.median(r.seconds for r in results) if results else None,
+        "median_burst_s": round(statistics.median(r.seconds for r in results), 1)
+        if results
+        else None,
         "per_burst": [asdict(r) | {"lost": r.lost} for r in results],
     }
 
