@@ -157,9 +157,10 @@ class Chat:
         kept = [e for e in history if e.gated.id != corrected]
         gates = {Variant.GATED: wiring.gate(options.gate_mode), Variant.ALWAYS: self._always}
         forced = {Variant.GATED: rerun.decision if rerun is not None else None}
-        pipelines = {variant: wiring.pipeline for variant in Variant}
-        if options.compare:
-            pipelines = {v: in_slot(wiring.pipeline, TWIN_SLOTS[v]) for v in Variant}
+        pipelines = {
+            v: in_slot(wiring.pipeline, TWIN_SLOTS[v]) if options.compare else wiring.pipeline
+            for v in Variant
+        }
 
         def run(variant: Variant) -> Turn:
             hooks = open_turn(variant) if open_turn is not None else ReplyHooks()
