@@ -56,12 +56,15 @@ _FUNCTION = frozenset(
     want need like let lets let's i'm i've i'd i'll it's that's there's don't can't won't
     remind remember recall""".split()
 )
+# A name is shaped like one: "Maya", "Mom's"; not "MSc", "Q3" or "NHS".
+_NAME = re.compile(r"[A-Z][a-z]+(?:'s)?")
 # Kin and roles: how people in the user's life are named when not by name.
 _ROLES = frozenset(
     """mom mum mother dad father sister brother partner wife husband boyfriend girlfriend
     son daughter kid kids child children grandma grandpa grandmother grandfather aunt uncle
     cousin niece nephew friend roommate flatmate boss manager coworker colleague neighbor
-    neighbour doctor dentist therapist landlord teacher coach cofounder""".split()
+    neighbour doctor dentist therapist landlord teacher coach cofounder supervisor tutor
+    mentor vet nurse lawyer accountant trainer instructor client""".split()
 )
 
 
@@ -165,7 +168,7 @@ def _person(text: str) -> str:
         if key in _ROLES:
             mine = i > 0 and tokens[i - 1].casefold() in {"my", "our"}
             found = ("my " if mine else "") + w.removesuffix("'s")
-        elif i > 0 and w[:1].isupper() and key not in _FUNCTION and w != "I":
+        elif i > 0 and _NAME.fullmatch(w) and key not in _FUNCTION:
             found = w.removesuffix("'s")
     return found
 

@@ -235,3 +235,9 @@ def test_a_follow_up_gets_what_its_search_found_nearest_it_and_keeps_the_earlier
     block = fake_api.requests[-1].body["messages"][-1]["content"][0]["text"]
     # The prompt writes the most relevant last, nearest the person's words.
     assert block.index("Nopa") < block.index("peanuts")
+
+
+def test_an_acronym_is_not_who_a_pronoun_points_at():
+    msc = Said("who's supervising my MSc?", query="who's supervising my MSc?")
+    resolved = resolve("ok back to him, what's his first name?", [msc])
+    assert "MSc's" not in resolved.query and "supervising" in resolved.query
