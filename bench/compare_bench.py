@@ -6,13 +6,16 @@ in a real conversation: its own history, already read by the model, plus this me
 its memories. This script plays a scripted conversation through the app's own assistant
 (`build_assistant`: the built-in Qwen2.5 1.5B in llama.cpp, the app's gate, responder and
 capture, the demo persona in a fresh store) with compare mode on, and prints per exchange:
-memory tokens each twin sent, first-token ms each, and the ratio gated / always.
+memory tokens each twin sent, prompt tokens each read anew and took from llama.cpp's cache,
+first-token ms each, and the ratio gated / always. The token counts do not move with the
+machine's load; the times do, so compare twins within one run, on a quiet machine.
 
 Targets (issue 29): where both twins searched and sent the same memory tokens, the two
 times are within 2x of each other; where the gated twin skipped or sent fewer, it is never
 shown slower than 1.25x always-retrieve.
 
     python -m bench.compare_bench            # 10 exchanges, the app's default gate
+    python -m bench.compare_bench --quick    # the first 4
     python -m bench.compare_bench --gate llm --json out.json
 """
 
@@ -124,15 +127,25 @@ def _row(number: int, exchange: Any, reads: ReadLog) -> dict[str, Any]:
 
 
 def run(
+    quick: bool = False,
     gate_mode: str | None = None,
-    messages: Sequence[str] = CONVERSATION,
+    messages: Sequence[str] | None = None,
     progress: Callable[[str], None] = print,
 ) -> dict[str, Any]:
-    """Play `messages` in compare mode through the app's own assistant; one row per exchange."""
+    """Play `messages` in compare mode through the app's own assistant; one row per exchange.
+
+    quick (`make bench-quick`): the first four exchanges, two of them on the same memories.
+    """
     from assistant.chat import TurnOptions
     from assistant.config import Settings
     from assistant.factory import build_assistant
+    from assistant.model_file import default_model_installed
     from assistant.session import compare_medians
+
+    if not default_model_installed():
+        return {"skipped": "the built-in model's parts are not installed (make demo does it)"}
+    if messages is None:
+        messages = CONVERSATION[:4] if quick else CONVERSATION
 
     with tempfile.TemporaryDirectory() as tmp:
         # The app's settings with no key (so the built-in model starts) and a fresh store.
@@ -218,7 +231,7 @@ HEADER = (
 )
 
 
-def markdown(results: dict[str, Any]) -> str:
+def markdown(results: dict[str, Any], plots: Path | None = None) -> str:
     """The table, the medians and how many exchanges met the targets."""
     if "skipped" in results:
         return f"Skipped: {results['skipped']}\n"
@@ -242,15 +255,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.compare_bench")
     parser.add_argument("--gate", default=None, help="gate mode (default: the app's)")
     parser.add_argument("--json", type=Path, default=None, help="also write the results here")
+    parser.add_argument("--quick", action="store_true", help="the first four exchanges only")
     args = parser.parse_args(argv)
-    from assistant.model_file import default_model_installed
-
-    if not default_model_installed():
-        print("skipped: the built-in model's parts are not installed (make demo installs them)")
-        return 0
-    results = run(args.gate, progress=lambda text: print(text, flush=True))
+    results = run(args.quick, args.gate, progress=lambda text: print(text, flush=True))
     print()
-    print(markdown(results).rsplit("\n\n", 1)[-1] if "exchanges" in results else results)
+    print(markdown(results).rsplit("\n\n", 1)[-1])
     if args.json is not None:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0
