@@ -112,6 +112,7 @@ def _row(number: int, exchange: Any, reads: ReadLog) -> dict[str, Any]:
         "message": exchange.message,
         "first": "always" if exchange.always_ran_first else "gated",
         "gated_retrieved": gated.decision.retrieve,
+        "gate_ms": round(gated.timings.gate_ms),  # part of the gated twin's first token
         "gated_memory_tokens": g_tok,
         "always_memory_tokens": a_tok,
         "gated_first_token_ms": None if g_ms is None else round(g_ms),
