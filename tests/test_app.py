@@ -343,6 +343,10 @@ def test_compare_mode_alternates_which_twin_runs_first(shared_app: AppTest) -> N
     assert second_always.id < second_gated.id  # and second in the next
     line = assistant_messages(shared_app)[1].caption[-1].value.replace("\\", "")
     assert "always-retrieve ran first" in line
+    # Beside each exchange's line, the session's running medians up to that exchange.
+    assert "session median first token (2 exchanges): gated" in line
+    first_line = assistant_messages(shared_app)[0].caption[-1].value.replace("\\", "")
+    assert "session median first token (1 exchange): gated" in first_line
 
 
 def test_compare_mode_captures_once(online_app: AppTest, fake_api: FakeAnthropicServer) -> None:
