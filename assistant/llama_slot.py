@@ -18,7 +18,7 @@ import urllib.request
 from collections.abc import Callable
 from typing import Any
 
-from assistant.llm import Completion, ModelCallError
+from assistant.llm import Completion, StreamedText
 
 # OpenAI's finish reasons as the Anthropic stop reasons `Completion.cut_off` reads.
 _STOP_REASONS = {"length": "max_tokens", "stop": "end_turn"}
@@ -73,9 +73,7 @@ class SlotApi:
         on_text: Callable[[str], None] | None = None,
     ) -> Completion:
         """A reply streamed piece by piece to `on_text`; raises ModelCallError (with `partial`)."""
-        started = self._clock()
-        pieces: list[str] = []
-        first_token_ms = None
+        streamed = StreamedText(self._clock, on_text)
         last: dict[str, Any] = {}  # what the final chunks say: finish reason, usage, timings
         request = urllib.request.Request(
             f"{self.base_url}/v1/chat/completions",
@@ -90,28 +88,21 @@ class SlotApi:
                     for choice in chunk.get("choices") or ():
                         piece = (choice.get("delta") or {}).get("content")
                         if piece:
-                            if first_token_ms is None:
-                                first_token_ms = (self._clock() - started) * 1000.0
-                            pieces.append(piece)
-                            if on_text is not None:
-                                on_text(piece)
+                            streamed.add(piece)
                         if choice.get("finish_reason"):
                             last["finish_reason"] = choice["finish_reason"]
                     for key in ("usage", "timings"):
                         if chunk.get(key):
                             last[key] = chunk[key]
         except Exception as exc:  # noqa: BLE001 - classified and raised as ModelCallError
-            raise ModelCallError(exc, "".join(pieces), first_token_ms) from exc
+            raise streamed.failed(exc) from exc
         usage = last.get("usage") or {}
         cached = (last.get("timings") or {}).get("cache_n")
         reason = last.get("finish_reason")
-        return Completion(
-            text="".join(pieces),
-            input_tokens=int(usage.get("prompt_tokens") or 0),
-            output_tokens=int(usage.get("completion_tokens") or 0),
+        return streamed.done(
+            int(usage.get("prompt_tokens") or 0),
+            int(usage.get("completion_tokens") or 0),
             stop_reason=_STOP_REASONS.get(reason, reason),
-            first_token_ms=first_token_ms,
-            elapsed_ms=(self._clock() - started) * 1000.0,
             cached_tokens=None if cached is None else int(cached),
         )
 

@@ -171,6 +171,48 @@ class ModelCallError(Exception):
         return type(self.cause).__name__
 
 
+class StreamedText:
+    """A reply's pieces as they stream in: the text so far, and when the first piece came."""
+
+    def __init__(self, clock: Callable[[], float], on_text: Callable[[str], None] | None) -> None:
+        self._clock = clock
+        self._on_text = on_text
+        self._started = clock()
+        self._pieces: list[str] = []
+        self.first_token_ms: float | None = None
+
+    def add(self, piece: str) -> None:
+        """One more piece: timed if it is the first, and passed on to `on_text`."""
+        if self.first_token_ms is None:
+            self.first_token_ms = (self._clock() - self._started) * 1000.0
+        self._pieces.append(piece)
+        if self._on_text is not None:
+            self._on_text(piece)
+
+    def failed(self, cause: BaseException) -> ModelCallError:
+        """The error to raise for `cause`, with the text that had arrived."""
+        return ModelCallError(cause, "".join(self._pieces), self.first_token_ms)
+
+    def done(
+        self,
+        input_tokens: int,
+        output_tokens: int,
+        *,
+        stop_reason: str | None,
+        cached_tokens: int | None = None,
+    ) -> Completion:
+        """The whole reply, timed from the start of the call."""
+        return Completion(
+            text="".join(self._pieces),
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            stop_reason=stop_reason,
+            first_token_ms=self.first_token_ms,
+            elapsed_ms=(self._clock() - self._started) * 1000.0,
+            cached_tokens=cached_tokens,
+        )
+
+
 DEFAULT_READ_TIMEOUT_S = 60.0  # as MEMGATE_CHAT_TIMEOUT's default
 
 
@@ -267,26 +309,13 @@ class MessagesApi:
         on_text: Callable[[str], None] | None = None,
     ) -> Completion:
         """A reply streamed piece by piece to `on_text`; raises ModelCallError (with `partial`)."""
-        started = self._clock()
-        pieces: list[str] = []
-        first_token_ms = None
+        streamed = StreamedText(self._clock, on_text)
         try:
             with self._client.messages.stream(**self._request(messages, system)) as stream:
                 for piece in stream.text_stream:
-                    if first_token_ms is None:
-                        first_token_ms = (self._clock() - started) * 1000.0
-                    pieces.append(piece)
-                    if on_text is not None:
-                        on_text(piece)
+                    streamed.add(piece)
                 final = stream.get_final_message()
             tokens = usage_of(final)
         except Exception as exc:  # noqa: BLE001 - classified and raised as ModelCallError
-            raise ModelCallError(exc, "".join(pieces), first_token_ms) from exc
-        return Completion(
-            text="".join(pieces),
-            input_tokens=tokens[0],
-            output_tokens=tokens[1],
-            stop_reason=getattr(final, "stop_reason", None),
-            first_token_ms=first_token_ms,
-            elapsed_ms=(self._clock() - started) * 1000.0,
-        )
+            raise streamed.failed(exc) from exc
+        return streamed.done(*tokens, stop_reason=getattr(final, "stop_reason", None))
