@@ -34,7 +34,7 @@ SECTIONS: list[tuple[str, str, str]] = [
     ("The LLM gate on the built-in model", "bench.llm_gate_bench", "grammar, warm, cascade"),
     ("Answers", "bench.answers_bench", "replies per gate mode: right, damaged, first token"),
     ("Follow-ups", "bench.followup_bench", "conversations: last turns right, resolver, CANARD"),
-    ("Compare mode", "bench.compare_bench", "each twin its own slot: first-token ratio per exchange"),
+    ("Compare mode", "bench.compare_bench", "twins in own slots: first-token ratio"),
     ("Injection: memory is data", "bench.injection_bench", "attack success, defences off / on"),
     ("Time to a first real answer", "bench.first_answer", "make demo on a fresh clone (full)"),
 ]
