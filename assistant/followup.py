@@ -64,7 +64,8 @@ _ROLES = frozenset(
     son daughter kid kids child children grandma grandpa grandmother grandfather aunt uncle
     cousin niece nephew friend roommate flatmate boss manager coworker colleague neighbor
     neighbour doctor dentist therapist landlord teacher coach cofounder supervisor tutor
-    mentor vet nurse lawyer accountant trainer instructor client""".split()
+    mentor vet nurse lawyer accountant trainer instructor client dog cat puppy kitten pet
+    horse""".split()
 )
 
 
@@ -107,8 +108,14 @@ def words(text: str) -> list[str]:
 def _new_names(message: str, earlier: str) -> list[str]:
     """Capitalised words of the message (past its first word) that the earlier text lacks."""
     seen = {w.casefold().removesuffix("'s") for w in words(earlier)}
-    names = (w.removesuffix("'s") for w in words(message)[1:])
-    return [w for w in names if w[:1].isupper() and w != "I" and w.casefold() not in seen]
+    # A word that opens a sentence ("Ha. Now make one…") is capitalised by grammar.
+    openers = {m.start(1) for m in re.finditer(r"(?:^|[.!?]\s+)([A-Za-z])", message)}
+    names = (
+        m.group(0).removesuffix("'s").removesuffix("’s")
+        for m in _WORD.finditer(message)
+        if m.start() not in openers
+    )
+    return [w for w in names if _NAME.fullmatch(w) and w.casefold() not in seen]
 
 
 def _names_what_was_said(message: str, earlier: str) -> bool:
@@ -223,7 +230,10 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
     if not leans_on_earlier(message, said, known):
         return Resolved(query=message)
     about = earlier.query or earlier.user
-    person = _referent_person(recent[: len(recent) - back + 1])
+    # "Now one about my dog, use his name": the message's own "my dog" comes first.
+    pronoun = re.search(r"\b(?:he|him|his|she|her|hers|they|them|their|theirs)\b", message, re.I)
+    own = _person(message[: pronoun.start()]) if pronoun else ""
+    person = own or _referent_person(recent[: len(recent) - back + 1])
     tokens = {w.casefold() for w in words(message)}
     new = _new_names(message, said)
     if person and new:

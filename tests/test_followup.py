@@ -241,3 +241,9 @@ def test_an_acronym_is_not_who_a_pronoun_points_at():
     msc = Said("who's supervising my MSc?", query="who's supervising my MSc?")
     resolved = resolve("ok back to him, what's his first name?", [msc])
     assert "MSc's" not in resolved.query and "supervising" in resolved.query
+
+
+def test_a_word_that_opens_a_sentence_is_not_a_new_name():
+    joke = Said("Tell me a dad joke.", "Why did the scarecrow win an award?")
+    resolved = resolve("Ha. Now make one about my dog, use his name", [joke])
+    assert resolved.query == "Ha. Now make one about my dog, use my dog's name"
