@@ -243,6 +243,15 @@ class Pipeline:
         }
         return Pipeline(**{**current, **parts})
 
+    def _resolve(self, message: str, said: Sequence[Said]) -> Resolved:
+        try:
+            return resolve(message, said, self._mentions)
+        except Exception:  # noqa: BLE001 - a broken resolver must not cost the reply
+            # The message is then read alone, as before follow-ups were resolved; the gate
+            # still decides, and fails open itself.
+            _log.exception("the follow-up resolver failed; reading the message alone")
+            return Resolved(query=message)
+
     def _mentions(self, words: list[str]) -> list[str]:
         try:
             return self.store.mentions(words)
@@ -284,8 +293,9 @@ class Pipeline:
         # The last exchanges, for a follow-up ("When's her birthday?") and what it continues.
         recent = [t for t in history if t.reply_usable][-RECENT_TURNS:] if self.conversation else []
         said = [t.said() for t in recent]
-        resolved = resolve(message, said, self._mentions)
+        resolved = self._resolve(message, said)
         continued = recent[-resolved.turns_back] if resolved.follow_up else None
+        before = said[-resolved.turns_back] if resolved.follow_up else None
         if decision is None:
             judge = gate or self.gate
             decision = _decide(judge, message, said)
@@ -293,10 +303,8 @@ class Pipeline:
                 decision = self._with_vocabulary(decision, message)
             if judge.name not in _UNJUDGED:
                 own = getattr(judge, "reads_conversation", False)
-                before = continued.said() if continued else None
                 decision = in_conversation(decision, resolved, before, keep_query=own)
         elif decision.retrieve:  # a forced re-run still searches with the conversation's words
-            before = continued.said() if continued else None
             decision = in_conversation(decision, resolved, before)
         if decision.truncated and notice is None:
             notice = "The gate judged only the start of this long message."

@@ -247,3 +247,20 @@ def test_a_word_that_opens_a_sentence_is_not_a_new_name():
     joke = Said("Tell me a dad joke.", "Why did the scarecrow win an award?")
     resolved = resolve("Ha. Now make one about my dog, use his name", [joke])
     assert resolved.query == "Ha. Now make one about my dog, use my dog's name"
+
+
+def test_a_broken_resolver_costs_no_reply_and_the_message_is_read_alone(
+    fake_api, sdk_client, store, monkeypatch
+):
+    turns = pipeline(sdk_client, store)
+    fake_api.queue(Reply(text=RETRIEVE), Reply(text="Thursday."))
+    first = turns.respond("When am I meeting Alex?")
+
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("resolver bug")
+
+    monkeypatch.setattr("assistant.pipeline.resolve", broken)
+    fake_api.queue(Reply(text=RETRIEVE), Reply(text="7:30pm."))
+    turn = turns.respond("What time?", [first])
+    assert turn.reply == "7:30pm." and turn.error is None
+    assert turn.decision.retrieve and turn.decision.query_source == ""
