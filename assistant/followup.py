@@ -21,6 +21,7 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’]*|\d[\w:.,]*")
 # Words that point back at something said before. "it" and "that" are also grammar ("is it
 # going to rain", "a film that..."), so they count only in short messages (below).
 _PERSON = {"he", "him", "his", "she", "her", "hers", "they", "them", "their", "theirs"}
+_ONE_PERSON = {"he", "him", "his", "she", "her", "hers"}
 _THING = {"it", "its", "that", "this", "those", "these", "there", "then"}
 _OPENERS = re.compile(
     r"^\s*(?:and|also|but|so|then|or|plus|what about|how about|what else|anything else"
@@ -68,6 +69,17 @@ _ROLES = frozenset(
     horse""".split()
 )
 
+# Kin named more than one way: "Mom" and "my mum" are one person.
+_KIN = {
+    word: group
+    for group in (
+        frozenset("mom mum mother mam mommy mummy".split()),
+        frozenset("dad father papa daddy".split()),
+        frozenset("grandma grandmother gran granny nan nana".split()),
+        frozenset("grandpa grandfather grandad granddad".split()),
+    )
+    for word in group
+}
 
 # Which of some names the user's memories mention (the store's keyword index), if known.
 Known = Callable[[list[str]], list[str]] | None
@@ -91,6 +103,7 @@ class Resolved:
     follow_up: bool = False
     turns_back: int = 0  # 1: it continues the last exchange; 2: the one before, ...
     referent: str = ""  # the words brought in from that exchange
+    person: str = ""  # who a "her" or "their" points at ("Mom", "my manager"), if anyone
 
     @property
     def source(self) -> str:
@@ -180,6 +193,35 @@ def _person(text: str) -> str:
     return found
 
 
+def mentions_person(text: str, person: str) -> bool:
+    """True when `text` speaks of `person` ("Mom" in "My mum Linda…"; "my manager")."""
+    key = person.casefold().removeprefix("my ").removeprefix("our ")
+    names = _KIN.get(key, {key})
+    return any(w.casefold().removesuffix("'s") in names for w in words(text))
+
+
+def about_person(texts: Sequence[str], person: str) -> list[bool]:
+    """Which texts speak of `person`, by a name the others give them too.
+
+    "When's her birthday?" after "a gift idea for Mom": "My mom Linda lives in Portland"
+    is about her, and so then is "Linda's birthday is 3 March"; "Jordan's birthday is on
+    June 14" is not, and answering with it names the wrong person.
+    """
+    direct = [mentions_person(t, person) for t in texts]
+    # The names a text about the person gives them ("Linda", "Poivre" for "my dog").
+    aliases = {
+        w.casefold()
+        for t, hit in zip(texts, direct, strict=True)
+        if hit
+        for w in _new_names(t, "")
+        if w.casefold() not in _FUNCTION
+    }
+    return [
+        hit or any(w.casefold().removesuffix("'s") in aliases for w in words(t))
+        for t, hit in zip(texts, direct, strict=True)
+    ]
+
+
 def _referent_person(recent: Sequence[Said]) -> str:
     """Who a "she" or "their" points at: the newest person named in what was said."""
     for said in reversed(recent):
@@ -240,14 +282,16 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
         # "And Mum's?" after "When's Declan's birthday?": the same question, another person.
         query = re.sub(rf"\b{re.escape(person)}\b", new[0], earlier.user)
         if query != earlier.user:
-            return Resolved(query=query, follow_up=True, turns_back=back, referent=new[0])
+            return Resolved(query, True, back, referent=new[0], person=new[0])
     if person and tokens & _PERSON:
         query = _substitute(message, person)
-        referent = person
-    else:
-        new = [w for w in _content(about) if w.casefold() not in tokens]
-        referent = " ".join(new)
-        query = f"{about.strip()} {message.strip()}" if referent else message
+        # "they" also stands for a place or a company ("anything they serve" at Nopa), so
+        # only "he" and "she" say for sure that the follow-up asks about one person.
+        one = person if tokens & _ONE_PERSON else ""
+        return Resolved(query, follow_up=True, turns_back=back, referent=person, person=one)
+    new = [w for w in _content(about) if w.casefold() not in tokens]
+    referent = " ".join(new)
+    query = f"{about.strip()} {message.strip()}" if referent else message
     return Resolved(query=query, follow_up=True, turns_back=back, referent=referent)
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from assistant.capture import CaptureMethod, Capturer, CaptureResult
-from assistant.followup import RECENT_TURNS, Resolved, Said, in_conversation, resolve
+from assistant.followup import RECENT_TURNS, Resolved, Said, about_person, in_conversation, resolve
 from assistant.gate import Gate, GateDecision, decide_in, failed_open_decision
 from assistant.llm import describe_error
 from assistant.respond import HistoryItem, Lookup, ReplySource, Responder, TextCallback
@@ -172,21 +172,42 @@ def _decide(gate: Gate, message: str, recent: Sequence[Said] = ()) -> GateDecisi
         return failed_open_decision(gate.name, message, exc)
 
 
+# A follow-up is answered with at most this many of its own search's memories, and the
+# one the turn it continues was answered with first: the 1.5B model read whichever fact
+# stood nearby, and every development miss had the answer among five (docs/followups.md).
+FOLLOW_UP_FOUND = 2
+
+
 def carried_forward(
     resolved: Resolved, continued: Turn | None, found: Sequence[Memory]
 ) -> tuple[Memory, ...]:
-    """The memories a follow-up is answered with: what its search found, then the rest of
-    what the turn it continues was answered with.
+    """The memories a follow-up is answered with: the best of what its search found, then
+    the memory the turn it continues was answered with first.
 
     "What time?" after "When am I meeting Alex?" keeps the memory that turn used, even when
     its own search finds nothing: an empty search must not make the model drop what it was
     given a turn ago. The resolved query carries the earlier topic, so what it finds comes
     first, by relevance ("and his mum's name?" after Kofi's job: Kofi's mum, then his job).
+    When the follow-up asks about a person ("When's her birthday?" after Mom), memories
+    that speak of someone else are left out, so the reply cannot name the wrong person.
     """
-    if not resolved.follow_up or continued is None or not continued.memories:
+    if not resolved.follow_up:
         return tuple(found)
-    have = {m.id for m in found}
-    return (*found, *(m for m in continued.memories if m.id not in have))
+    earlier = tuple(continued.memories) if continued is not None else ()
+    if resolved.person:
+        pool = (*found, *earlier)
+        about = {
+            m.id
+            for m, hit in zip(
+                pool, about_person([m.text for m in pool], resolved.person), strict=True
+            )
+            if hit
+        }
+        if about:
+            found = [m for m in found if m.id in about]
+            earlier = tuple(m for m in earlier if m.id in about)
+    kept: dict[str, Memory] = {m.id: m for m in (*found[:FOLLOW_UP_FOUND], *earlier[:1])}
+    return tuple(kept.values())
 
 
 class Pipeline:
