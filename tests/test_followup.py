@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from assistant.fake_api import Reply
-from assistant.followup import Said, leans_on_earlier, resolve
+from assistant.followup import Said, about_person, leans_on_earlier, resolve
 from assistant.gate import LlmGate, Method, always_gate
 from assistant.pipeline import Pipeline
 from assistant.respond import NOTHING_FOUND_NOTE, ModelResponder
@@ -264,3 +264,56 @@ def test_a_broken_resolver_costs_no_reply_and_the_message_is_read_alone(
     turn = turns.respond("What time?", [first])
     assert turn.reply == "7:30pm." and turn.error is None
     assert turn.decision.retrieve and turn.decision.query_source == ""
+
+
+def test_a_follow_up_about_her_is_not_answered_with_someone_elses_birthday(
+    fake_api, sdk_client, tmp_path
+):
+    store = MemoryStore.persistent(tmp_path / "mem", "tester")
+    for text in (
+        "My mom Linda lives in Portland and calls every Sunday morning.",
+        "Jordan's birthday is on June 14; I want to get them a pottery class as a gift.",
+        "Jordan and I are planning a weekend hiking trip to Point Reyes next month.",
+        "Miso needs her thyroid medication twice a day.",
+    ):
+        store.add(text, source="seeded")
+    turns = pipeline(sdk_client, store)
+    fake_api.queue(Reply(text=RETRIEVE), Reply(text="A scarf."))
+    first = turns.respond("I need a gift idea for Mom")
+    fake_api.queue(Reply(text=SKIP), Reply(text="I don't know her birthday."))
+    turn = turns.respond("When's her birthday?", [first])
+    assert turn.decision.query == "When's Mom's birthday?"
+    sent = [m.text for m in turn.memories]
+    # The store does not know Mom's birthday; the reply must not be handed Jordan's.
+    assert sent and all("Linda" in text for text in sent)
+    assert "June 14" not in last_user_text(fake_api)
+
+
+def test_a_follow_up_is_answered_with_a_few_memories_not_every_near_one(
+    fake_api, sdk_client, tmp_path
+):
+    store = MemoryStore.persistent(tmp_path / "mem", "tester")
+    store.add(ALEX, source="seeded")
+    for n in range(6):
+        store.add(f"Alex Chen's note number {n} about dinners and plans.", source="seeded")
+    turns = pipeline(sdk_client, store)
+    fake_api.queue(Reply(text=RETRIEVE), Reply(text="Thursday."))
+    first = turns.respond("When am I meeting Alex?")
+    fake_api.queue(Reply(text=RETRIEVE), Reply(text="7:30pm."))
+    turn = turns.respond("What time?", [first])
+    # Its search's best two, and the memory the turn it continues was answered with first.
+    assert len(first.memories) == 5 and len(turn.memories) <= 3
+    assert first.memories[0] in turn.memories
+
+
+def test_a_person_is_known_by_the_name_a_memory_gives_them():
+    texts = [
+        "Our dog is a black lab called Poivre.",
+        "Poivre's vet appointment is on 15 March.",
+        "The fish supplier delivers on Wednesdays.",
+    ]
+    assert about_person(texts, "my dog") == [True, True, False]
+    assert about_person(["My mum Bernadette's birthday is 19 November."], "Mom") == [True]
+    # "they" may be a restaurant: only he and she pin the follow-up to a person.
+    assert resolve("Am I allergic to anything they serve?", [ALEX_TURN]).person == ""
+    assert resolve("What does he do?", [ALEX_TURN]).person == "Alex"
