@@ -180,23 +180,28 @@ def _content(text: str) -> list[str]:
 
 
 def _person(text: str) -> str:
-    """The person a text is about: the last name or role it mentions ("Mom", "my manager")."""
+    """The person a text is about: the last name or role it mentions ("Mom", "my manager",
+    "Arlo Parks")."""
     found = ""
     tokens = words(text)
+    named_at = -2  # where the last name word stood: a name of two words is one name
     for i, w in enumerate(tokens):
         key = w.casefold().removesuffix("'s")
         if key in _ROLES:
             mine = i > 0 and tokens[i - 1].casefold() in {"my", "our"}
             found = ("my " if mine else "") + w.removesuffix("'s")
         elif i > 0 and _NAME.fullmatch(w) and key not in _FUNCTION:
-            found = w.removesuffix("'s")
+            name = w.removesuffix("'s")
+            whole = named_at == i - 1 and not tokens[i - 1].endswith("'s")
+            found = f"{found} {name}" if whole else name
+            named_at = i
     return found
 
 
 def mentions_person(text: str, person: str) -> bool:
     """True when `text` speaks of `person` ("Mom" in "My mum Linda…"; "my manager")."""
     key = person.casefold().removeprefix("my ").removeprefix("our ")
-    names = _KIN.get(key, {key})
+    names = _KIN.get(key) or set(key.split())  # "Arlo Parks": either of the names
     return any(w.casefold().removesuffix("'s") in names for w in words(text))
 
 

@@ -27,6 +27,8 @@ ALEX_TURN = Said("When am I meeting Alex?", "Thursday.", query="dinner with Alex
         (Said("Who is my manager?", query="my manager"), "Write a thank-you note to her.",
          "Write a thank-you note to my manager."),
         (ALEX_TURN, "What time?", "dinner with Alex What time?"),
+        (Said("When are we seeing Arlo Parks?", query="seeing Arlo Parks"),
+         "Where are they playing?", "Where are Arlo Parks playing?"),
         (Said("Any news on the Helios deal?", query="Helios deal"), "Who is holding it up?",
          "Helios deal Who is holding it up?"),
         (Said("Is the Q3 launch on schedule?", query="Q3 launch"), "Why not?",
