@@ -127,7 +127,7 @@ def receive(message: str | None = None) -> None:
     if message is None:
         inbox().take(chat_box_messages(st.session_state.get(CHAT_BOX_KEY)))
     # Empty messages are ignored, and so are ones of only zero-width characters: the model
-    # would answer its own prompt, its words coming back as the reply.
+    # would answer its own prompt, the system prompt's words coming back as the reply.
     elif visible(message):
         inbox().append(message.strip())
 

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from assistant import gate_modes
 from assistant.chat import TurnOptions
 from assistant.display import as_text, loading_label, memory_line
 from assistant.local_model import ModelState
@@ -79,7 +78,7 @@ def render_controls(assistant: Assistant, new_conversation: Callable[[], None]) 
         default=default if default in modes else modes[0],
         required=True,
         key="gate_mode",
-        help=gate_modes.help_text(),
+        help=assistant.gate_modes_help(),
     )
     if assistant.offline:
         st.caption("llm and cascade need a model.")

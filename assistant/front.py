@@ -127,6 +127,12 @@ class Assistant:
         mode = self._wiring.pipeline.gate.name
         return mode if mode in self.available_gate_modes else "local"
 
+    def gate_modes_help(self) -> str:
+        """One line per gate mode, saying what it does (the mode switch's tooltip)."""
+        from assistant.gate_modes import help_text
+
+        return help_text()
+
     def gate(self, mode: str) -> Gate:
         """The gate for `mode`, built on first use; a mode needing a failed model raises."""
         if mode not in self.available_gate_modes:  # the wiring does not know yet: say so now
