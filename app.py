@@ -1,6 +1,10 @@
-"""Memory Gate: the Streamlit demo. It renders `Turn` records; the logic lives in assistant/.
+"""Memory Gate: the Streamlit demo's chat page.
 
-Run with `streamlit run app.py`. Settings come from the environment (see README).
+It takes messages (the chat box, the example buttons) into an inbox, answers the oldest
+through the assistant's front (assistant/front.py), draws each `Exchange` as it streams
+and again from its record, and puts the sidebar beside it (app_sidebar.py). The logic
+lives in assistant/; this page only talks to the front. Run with `streamlit run app.py`;
+settings come from the environment (see README).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import streamlit as st
 
 from app_sidebar import render_connection, render_controls, render_corrections, render_memories
 from assistant.chat import Exchange, OpenTurn, ReplyHooks, TurnOptions
-from assistant.corrections import BUTTON_LABEL, Rerun, can_correct, standing_correction
+from assistant.corrections import BUTTON_LABEL, Rerun
 from assistant.display import (
     as_text,
     compare_line,
@@ -40,10 +44,10 @@ from assistant.session import compare_medians, session_stats, stage_rows
 from assistant.ui import chat_box_files
 from memory.records import MemoryStoreError, visible
 
-if TYPE_CHECKING:  # the factory imports Chroma (~2.5 s): load it after the first paint
+if TYPE_CHECKING:  # building the front imports Chroma (~2.5 s): load it after the first paint
     from streamlit.delta_generator import DeltaGenerator
 
-    from assistant.factory import Assistant
+    from assistant.front import Assistant
     from assistant.gate import GateDecision
     from assistant.local_model import ModelStatus
     from assistant.pipeline import Turn
@@ -123,7 +127,7 @@ def receive(message: str | None = None) -> None:
     if message is None:
         inbox().take(chat_box_messages(st.session_state.get(CHAT_BOX_KEY)))
     # Empty messages are ignored, and so are ones of only zero-width characters: the model
-    # would answer its own prompt (the issue saw the system prompt's words come back).
+    # would answer its own prompt, the system prompt's words coming back as the reply.
     elif visible(message):
         inbox().append(message.strip())
 
@@ -226,10 +230,9 @@ def render_capture(turn: Turn, assistant: Assistant) -> None:
 
 def render_correction(turn: Turn, assistant: Assistant) -> None:
     """Under a judged badge: the "Wrong decision?" button, or the correction already made."""
-    book = assistant.corrections
-    if book is None or not can_correct(turn.decision):
-        return  # failed open, a rule, an empty message: nothing was judged
-    standing = standing_correction(book, turn.message, turn.decision)
+    if not assistant.can_correct(turn):
+        return  # no corrections kept, or failed open, a rule, an empty message: not judged
+    standing = assistant.standing_correction(turn)
     if standing is not None:
         st.caption(f":material/school: {as_text(you_corrected(standing))}")
         return
@@ -248,7 +251,7 @@ def correct_turn(assistant: Assistant, turn: Turn) -> None:
     """Button callback: record the correction; a corrected skip joins the inbox as a re-run."""
     st.session_state.pop("correction_problem", None)
     try:
-        rerun = assistant.chat.correct(turn)
+        rerun = assistant.correct(turn)
     except MemoryStoreError as exc:  # e.g. the Chroma server went away: said in the sidebar
         st.session_state["correction_problem"] = str(exc)
         return
@@ -358,7 +361,7 @@ def run_exchange(assistant: Assistant, message: str | Rerun, options: TurnOption
         on_wait = loading_box(st.container())  # above the reply, and kept there
         slot = st.empty()
         with slot.container():
-            exchange = assistant.chat.answer(
+            exchange = assistant.answer(
                 message,
                 exchanges(),
                 options,
@@ -407,8 +410,8 @@ def watch_model_loading(assistant: Assistant) -> None:
         return
     # The page is fully drawn and usable above: the chat input takes messages (sending
     # one just starts a new run). Here we only wait, so the sidebar can say "ready".
-    while status.loading:
-        status = assistant.local.wait_ready(0.5)
+    while status is not None and status.loading:
+        status = assistant.wait_for_model(0.5)
     st.rerun()
 
 

@@ -1,4 +1,7 @@
-"""The demo's sidebar panels: connection, switches, corrections, memories (see app.py)."""
+"""The demo's sidebar panels: connection, switches, corrections, memories (see app.py).
+
+Every panel reads and changes things through the assistant's front (assistant/front.py).
+"""
 
 from __future__ import annotations
 
@@ -7,14 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from assistant import gate_modes
 from assistant.chat import TurnOptions
 from assistant.display import as_text, loading_label, memory_line
 from assistant.local_model import ModelState
 from assistant.text import end_sentence
 
-if TYPE_CHECKING:  # the factory imports Chroma (~2.5 s): load it after the first paint
-    from assistant.factory import Assistant
+if TYPE_CHECKING:  # building the front imports Chroma (~2.5 s): load it after the first paint
+    from assistant.front import Assistant
 
 MEMORY_PAGE = 50
 
@@ -76,7 +78,7 @@ def render_controls(assistant: Assistant, new_conversation: Callable[[], None]) 
         default=default if default in modes else modes[0],
         required=True,
         key="gate_mode",
-        help=gate_modes.help_text(),
+        help=assistant.gate_modes_help(),
     )
     if assistant.offline:
         st.caption("llm and cascade need a model.")
@@ -108,15 +110,14 @@ def render_controls(assistant: Assistant, new_conversation: Callable[[], None]) 
 
 
 def render_corrections(assistant: Assistant) -> None:
-    """The user's corrections of the gate (issue 23), newest first; any one can be deleted."""
+    """The user's corrections of the gate, newest first; any one can be deleted."""
     from assistant.corrections import BUTTON_LABEL, verdict
     from memory.records import MemoryStoreError
 
-    book = assistant.corrections
-    if book is None:
+    if not assistant.keeps_corrections:
         return
     try:
-        items = book.list()
+        items = assistant.list_corrections()
     except MemoryStoreError as exc:  # e.g. the Chroma server went away: one line, no traceback
         st.subheader("Corrections", divider="gray")
         st.error(as_text(str(exc)), icon=":material/error:")
@@ -136,7 +137,7 @@ def render_corrections(assistant: Assistant) -> None:
                 button_col,
                 f"del-correction-{item.id}",
                 "Delete this correction: the gate decides messages like it itself again",
-                lambda id_=item.id: book.delete(id_),
+                lambda id_=item.id: assistant.delete_correction(id_),
             )
 
 
@@ -149,7 +150,7 @@ def add_memory(assistant: Assistant) -> None:
     if not visible(text):  # nothing typed, or only zero-width characters
         return
     try:
-        added = assistant.store.remember(text, source="typed")
+        added = assistant.add_memory(text)
     except MemoryStoreError as exc:  # too long, a server that went away: said under the form
         st.session_state["memory_add_problem"] = str(exc)
         return
@@ -163,15 +164,14 @@ def render_memories(assistant: Assistant) -> None:
     """The memory browser: search, delete, add, reset to the demo persona."""
     from memory.records import MemoryStoreError
 
-    store = assistant.store
     try:
-        total = store.count()
+        total = assistant.memory_count()
         st.subheader(f"Memories ({total:,})", divider="gray")
         query = st.text_input("Search memories", key="memory_search", placeholder="Alex")
         if query.strip():  # ranked by similarity, no cut-off: browsing should always show some
-            shown = store.search(query, k=MEMORY_PAGE, min_similarity=-1.0)
+            shown = assistant.search_memories(query, MEMORY_PAGE)
         else:
-            shown = store.list(0, MEMORY_PAGE)
+            shown = assistant.list_memories(MEMORY_PAGE)
     except MemoryStoreError as exc:  # e.g. the Chroma server went away: say what to do
         st.error(as_text(str(exc)), icon=":material/error:")
         return
@@ -187,7 +187,7 @@ def render_memories(assistant: Assistant) -> None:
                 button_col,
                 f"del-{memory.id}",
                 "Delete this memory",
-                lambda id_=memory.id: store.delete(id_),
+                lambda id_=memory.id: assistant.delete_memory(id_),
             )
         if not shown:
             st.caption("No memories.")

@@ -2,8 +2,9 @@
 
 Readiness (a loading or failed local model), gate -> search -> reply, compare mode's
 always-retrieve twin, capture (once), notices, and a failed exchange that keeps the
-message all happen here. The UI, the evaluations and the benchmarks call `Chat.answer`;
-the UI passes callbacks to draw as things happen and renders the record it gets back.
+message all happen here. The UI and the evaluations reach it through the assistant's
+front (`Assistant.answer`, front.py), the benchmarks directly; the UI passes callbacks to
+draw as things happen and renders the record it gets back.
 """
 
 from __future__ import annotations
@@ -94,7 +95,7 @@ class Chat:
 
     @classmethod
     def fixed(cls, pipeline: Pipeline) -> Chat:
-        """A chat over one pipeline that never changes (evaluations, benchmarks, tests)."""
+        """A chat over one pipeline that never changes (benchmarks, tests)."""
         wiring = Wiring(pipeline=pipeline)
         return cls(lambda: wiring)
 

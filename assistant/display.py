@@ -188,7 +188,7 @@ def stage_chart(rows: list[dict[str, object]], colours: list[str]) -> dict[str, 
     }
 
 
-# ---- corrections (issue 23) ---------------------------------------------------------
+# ---- corrections ----------------------------------------------------------------------
 
 
 def wrong_help(decision: GateDecision) -> str:

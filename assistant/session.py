@@ -34,22 +34,22 @@ class SessionStats:
     median_gate_ms: float | None = None
 
 
-def session_stats(groups: Sequence[Exchange]) -> SessionStats:
+def session_stats(exchanges: Sequence[Exchange]) -> SessionStats:
     """Counts and token savings over the gated turns (compare twins only inform estimates)."""
-    if not groups:
+    if not exchanges:
         return SessionStats()
-    gated = [g.gated for g in groups]
+    gated = [e.gated for e in exchanges]
     retrieved = [t for t in gated if t.decision.retrieve]
     # Mean tokens a search actually injected this session; the fallback covers the
     # session's first turns, before anything was retrieved.
     measured = [t.usage.memory_tokens for t in retrieved if t.memories]
     per_search = round(statistics.mean(measured)) if measured else DEFAULT_TOKENS_PER_SEARCH
     not_injected = 0
-    for g in groups:
-        if g.gated.decision.retrieve:
+    for e in exchanges:
+        if e.gated.decision.retrieve:
             continue
         # Compare mode ran the search anyway: use what it really found.
-        not_injected += g.always.usage.memory_tokens if g.always is not None else per_search
+        not_injected += e.always.usage.memory_tokens if e.always is not None else per_search
     return SessionStats(
         turns=len(gated),
         searched=len(retrieved),
@@ -63,11 +63,11 @@ def session_stats(groups: Sequence[Exchange]) -> SessionStats:
     )
 
 
-def stage_rows(groups: Sequence[Exchange]) -> list[dict[str, object]]:
+def stage_rows(exchanges: Sequence[Exchange]) -> list[dict[str, object]]:
     """Long-format rows {turn, stage, order, ms} of the gated turns, for a stacked bar chart."""
     rows: list[dict[str, object]] = []
-    for number, group in enumerate(groups, start=1):
-        t = group.gated.timings
+    for number, exchange in enumerate(exchanges, start=1):
+        t = exchange.gated.timings
         values = (t.gate_ms, t.search_ms, t.reply_ms, t.capture_ms)
         for order, (stage, ms) in enumerate(zip(STAGES, values, strict=True)):
             rows.append({"turn": number, "stage": stage, "order": order, "ms": round(ms, 1)})
@@ -83,15 +83,16 @@ class CompareMedians:
     always_first_token_ms: float | None = None
 
 
-def compare_medians(groups: Sequence[Exchange], upto: Exchange | None = None) -> CompareMedians:
+def compare_medians(exchanges: Sequence[Exchange], upto: Exchange | None = None) -> CompareMedians:
     """Median first token of each twin over the compare exchanges, up to and including `upto`.
 
-    `upto` may be an exchange not in `groups` yet (the one just answered): it is counted last.
+    `upto` may be an exchange not in `exchanges` yet (the one just answered): it is counted last.
     """
     if upto is not None:
-        ids = [g.id for g in groups]
-        groups = [*groups[: ids.index(upto.id)], upto] if upto.id in ids else [*groups, upto]
-    twins = [(g.gated, g.always) for g in groups if g.always is not None]
+        ids = [e.id for e in exchanges]
+        before = exchanges[: ids.index(upto.id)] if upto.id in ids else exchanges
+        exchanges = [*before, upto]
+    twins = [(e.gated, e.always) for e in exchanges if e.always is not None]
     gated = [t.timings.first_token_ms for t, _ in twins if t.timings.first_token_ms is not None]
     always = [t.timings.first_token_ms for _, t in twins if t.timings.first_token_ms is not None]
     return CompareMedians(

@@ -1,8 +1,9 @@
 """What answers a message: client, pipeline (responder, capture, default gate) and the gates.
 
-A `Wiring` is never changed once built. When the local model fails, the assistant builds
-an offline `Wiring` and swaps it in with one assignment: a turn that already took the old
-snapshot finishes on it, and no thread ever sees half of each.
+A `Wiring` is never changed once built. When the local model fails, the front (front.py)
+builds an offline `Wiring` and swaps it in with one assignment: a turn that already took
+the old snapshot finishes on it, and no thread ever sees half of each. `Wiring.gate` is
+how a turn finds the gate of a mode; `GateShelf` builds each gate on first use.
 """
 
 from __future__ import annotations
@@ -22,10 +23,14 @@ if TYPE_CHECKING:
 
 
 def needs_a_model(mode: str) -> GateConfigError:
-    """The error for a gate mode asked for when no model can answer it."""
+    """The error for a gate mode asked for when no model can answer it.
+
+    The same words as gate_modes.build_gate's, so a user reads one sentence either way.
+    """
     return GateConfigError(
-        f"gate mode {mode!r} needs a model: set ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL,"
-        " or let the local model start"
+        f"gate mode '{mode}' needs a model: set ANTHROPIC_API_KEY, or "
+        "ANTHROPIC_BASE_URL for an Anthropic-compatible server, or leave both unset for "
+        "the local llama.cpp model"
     )
 
 
@@ -93,11 +98,6 @@ class Wiring:
     def offline(self) -> bool:
         """True when replies come from the offline responder (no model to call)."""
         return self.client is None
-
-    @property
-    def gate_modes(self) -> tuple[str, ...]:
-        """Gate modes that can run with this wiring."""
-        return self.gates.modes if self.gates is not None else (self.pipeline.gate.name,)
 
     def gate(self, mode: str | None) -> Gate:
         """The gate for `mode`; None is the pipeline's own gate."""

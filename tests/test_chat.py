@@ -11,7 +11,7 @@ import pytest
 from assistant.capture import Capturer
 from assistant.chat import Chat, Exchange, ReplyHooks, TurnOptions
 from assistant.config import Settings
-from assistant.factory import Assistant
+from assistant.front import Assistant
 from assistant.gate import GateDecision, LlmGate, Method, always_gate, never_gate
 from assistant.local_model import ModelState, ModelStatus
 from assistant.offline import OfflineResponder
@@ -278,6 +278,26 @@ def test_a_failed_model_swaps_the_whole_wiring_at_the_next_turn(
     assert exchange.gated.reply_source is ReplySource.OFFLINE and "2+2 = 4" in exchange.gated.reply
     assert (exchange.gated.notice or "").startswith("Answering offline: the local model could not")
     assert not model.calls
+
+
+def test_the_front_keeps_one_chat_that_follows_a_swapped_wiring(
+    model: ScriptedModel, search: ListSearch
+) -> None:
+    assistant, local = _assistant(model, search)
+    chat = assistant.chat
+    assert assistant.chat is chat  # built once, not on every read
+    local.status = ModelStatus(ModelState.FAILED, error="bad file")
+    exchange = assistant.answer("What's 2+2?", options=TurnOptions(capture=False))
+    assert assistant.chat is chat and assistant.wiring.offline
+    assert exchange.gated.reply_source is ReplySource.OFFLINE and "2+2 = 4" in exchange.gated.reply
+
+
+def test_a_front_over_a_fixed_pipeline_answers_as_its_chat(search: ListSearch) -> None:
+    pipeline = Pipeline(gate=never_gate(), store=search, responder=OfflineResponder())  # type: ignore[arg-type]
+    front = Assistant.over(pipeline)
+    exchange = front.answer("What's 2+2?", options=TurnOptions(capture=False))
+    assert front.pipeline is pipeline and front.prepare_turn() is None
+    assert exchange.gated.reply == Chat.fixed(pipeline).answer("What's 2+2?").gated.reply
 
 
 def test_a_turn_waits_for_a_loading_model_and_shows_progress(

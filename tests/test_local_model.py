@@ -205,7 +205,7 @@ def test_killing_the_server_mid_stream_ends_that_turn_and_the_next_completes(
     tmp_path: Path, store: MemoryStore
 ) -> None:
     from assistant.config import Settings
-    from assistant.factory import Assistant
+    from assistant.front import Assistant
     from assistant.wiring import Wiring
 
     model = LocalModel(str(SMALL), log_path=tmp_path / "server.log", seed=7)

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.arithmetic import answer_arithmetic
-from assistant.offline import NEEDS_A_MODEL, NOTHING_FOUND, SEARCH_FAILED, OfflineResponder
+from assistant.offline import (
+    NEEDS_A_MODEL,
+    NOTHING_FOUND,
+    SEARCH_FAILED,
+    OfflineResponder,
+    answer_arithmetic,
+)
 from assistant.respond import Lookup
 from memory.store import Memory
 

@@ -1,8 +1,8 @@
-"""Asking the questions: each one through each mode's chat, a conversation turn by turn, scored.
+"""Asking the questions: each one through each mode's front, a conversation turn by turn, scored.
 
-A question alone is one `Chat.answer` with no history. A conversation (`turns`) is played
-as the app plays it: each earlier turn through the same mode's chat with the exchanges so
-far as history, without capture, then the last turn, which alone is scored.
+A question alone is one `Assistant.answer` with no history. A conversation (`turns`) is
+played as the app plays it: each earlier turn through the same mode's front with the
+exchanges so far as history, without capture, then the last turn, which alone is scored.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from assistant.eval.answer_score import (
 )
 
 if TYPE_CHECKING:
-    from assistant.chat import Chat, Exchange
+    from assistant.chat import Exchange
+    from assistant.front import Assistant
 
 
 @dataclass(frozen=True)
@@ -36,16 +37,16 @@ class Played:
     last: Exchange
 
 
-def play(chat: Chat, question: Question) -> Played:
-    """Play every turn through `chat`, each with the exchanges before it as history."""
+def play(front: Assistant, question: Question) -> Played:
+    """Play every turn through `front`, each with the exchanges before it as history."""
     from assistant.chat import TurnOptions
 
     # No capture: a fact stated in one question must not change the store for the next.
     options = TurnOptions(capture=False)
     history: list[Exchange] = []
     for message in question.earlier:
-        history.append(chat.answer(message, history, options))
-    return Played(tuple(history), chat.answer(question.question, history, options))
+        history.append(front.answer(message, history, options))
+    return Played(tuple(history), front.answer(question.question, history, options))
 
 
 def score(
@@ -105,7 +106,7 @@ def run_questions(
     on_row: Callable[[Row], None] | None = None,
     run: tuple[int, int] = (1, 1),
 ) -> list[Row]:
-    """Every question through each mode's chat in turn, `never` first; last turns scored.
+    """Every question through each mode's front in turn, `never` first; last turns scored.
 
     Modes run one after another, not interleaved on each question: two modes that send
     the same memories for a question back to back would let the second reuse the first's

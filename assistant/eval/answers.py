@@ -1,7 +1,7 @@
 """Answers, measured: what the assistant says, per gate mode, on the configured model.
 
-Each question goes through the app's own turn (Chat.answer: gate -> memory search ->
-streamed reply), once per mode:
+Each question goes through the app's own turn (the assistant's front, `Assistant.answer`:
+gate -> memory search -> streamed reply), once per mode:
 
     python -m assistant.eval answers --memories M.jsonl --questions Q.jsonl \\
         --modes never,always,local --json --rows rows.jsonl
@@ -150,12 +150,12 @@ def build_chats(
     max_tokens: int,
     temperature: float | None = 0.0,
 ) -> dict[str, Any]:
-    """One chat per mode, as the app answers, sharing the store and one reply model.
+    """One front per mode, answering as the app does, sharing the store and one reply model.
 
     `temperature` 0 is greedy (two runs agree); None leaves sampling to the endpoint's
     default, as the app does.
     """
-    from assistant.chat import Chat
+    from assistant.front import Assistant
     from assistant.gate_modes import build_gate
     from assistant.pipeline import Pipeline
     from assistant.respond import ModelResponder
@@ -169,7 +169,8 @@ def build_chats(
         gate = build_gate(gate_mode, model.settings, model.client)
         gate.warm()  # load weights before timing: figures are per warm turn, as in the app
         searched = NoCutoffStore(store) if mode == NO_CUTOFF_MODE else store
-        chats[mode] = Chat.fixed(Pipeline(gate=gate, store=searched, responder=responder, k=k))
+        pipeline = Pipeline(gate=gate, store=searched, responder=responder, k=k)
+        chats[mode] = Assistant.over(pipeline, model.settings, model.client)
     return chats
 
 

@@ -48,7 +48,6 @@ def run_load(sessions: int = 8, seconds: float = 10.0, max_turns: int = 100_000)
         )
         assistant = build_assistant(settings)  # offline: no key, no base URL
         assistant.warm()
-        chat = assistant.chat
         alone = TurnOptions(capture=False)
         latencies: list[float] = []
         errors: list[str] = []
@@ -64,7 +63,7 @@ def run_load(sessions: int = 8, seconds: float = 10.0, max_turns: int = 100_000)
                 message = f"{conversation[i % len(conversation)]} [s{n} t{i}]"
                 started = time.perf_counter()
                 try:
-                    exchange = chat.answer(message, history[-8:], alone)
+                    exchange = assistant.answer(message, history[-8:], alone)
                     if exchange.gated.error:
                         raise RuntimeError(exchange.gated.error)
                     history.append(exchange)

@@ -1,0 +1,300 @@
+"""The assistant's front: the one object the UI and the evaluations talk to.
+
+`Assistant` answers messages (`answer`, `correct`), says which gate modes can run, reports
+on the local model, and keeps the user's memories and corrections (list, add, delete,
+search). Nothing outside it touches the local model, the store or the corrections book.
+What answers lives in one immutable `Wiring` (wiring.py); `build_assistant` (factory.py)
+assembles a front from settings, `Assistant.over` wraps a fixed pipeline.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from assistant.capture import Capturer
+from assistant.chat import Chat, Exchange, OnWait, OpenTurn, TurnOptions
+from assistant.config import Settings
+from assistant.gate_modes import modes_for
+from assistant.local_model import ModelState
+from assistant.offline import OfflineResponder
+from assistant.text import end_sentence
+from assistant.wiring import GateShelf, Wiring, needs_a_model
+
+if TYPE_CHECKING:  # the store imports Chroma: only building one pays for it
+    from assistant.corrections import Rerun
+    from assistant.gate import Gate
+    from assistant.llm_trust import LlmTrust
+    from assistant.local_model import LocalModel, ModelStatus
+    from assistant.pipeline import Pipeline, Turn
+    from memory.corrections import Correction, CorrectionBook
+    from memory.records import Added, Memory
+    from memory.store import MemoryStore
+
+_log = logging.getLogger(__name__)
+
+
+class Assistant:
+    """Everything a UI or an evaluation needs, built once per process and shared by sessions.
+
+    What answers lives in one immutable `Wiring`; falling back to offline builds a new one
+    and swaps it in whole (`_swap`): a turn that took the old snapshot finishes on it.
+    Reading a status or a property never changes it.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: MemoryStore,
+        wiring: Wiring,
+        local: LocalModel | None = None,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.local = local  # the llama.cpp server this process owns, if any
+        self._wiring = wiring
+        self._swap_lock = threading.Lock()  # two sessions falling back build one snapshot
+        # One chat for the process: it reads the current snapshot at each exchange.
+        self._chat = Chat(lambda: self._wiring, self.prepare_turn)
+
+    @classmethod
+    def over(
+        cls, pipeline: Pipeline, settings: Settings | None = None, client: Any = None
+    ) -> Assistant:
+        """A front over one pipeline that never changes (evaluations, benchmarks, tests)."""
+        return cls(settings or Settings(), pipeline.store, Wiring(pipeline=pipeline, client=client))
+
+    # ---- what answers ---------------------------------------------------------------
+
+    @property
+    def wiring(self) -> Wiring:
+        """The current snapshot of what answers; take it once and use it for a whole turn."""
+        return self._wiring
+
+    @property
+    def pipeline(self) -> Pipeline:
+        """The current pipeline (responder, capture, default gate)."""
+        return self._wiring.pipeline
+
+    @property
+    def client(self) -> Any:
+        """The anthropic client in use, or None when replies come from offline parts."""
+        return self._wiring.client
+
+    @property
+    def chat(self) -> Chat:
+        """The home of a message, reading this assistant's current wiring (built once)."""
+        return self._chat
+
+    def answer(
+        self,
+        message: str | Rerun,
+        history: Sequence[Exchange] = (),
+        options: TurnOptions | None = None,
+        *,
+        open_turn: OpenTurn | None = None,
+        on_wait: OnWait | None = None,
+    ) -> Exchange:
+        """Answer one message (see `Chat.answer`); never raises."""
+        return self._chat.answer(message, history, options, open_turn=open_turn, on_wait=on_wait)
+
+    def correct(self, turn: Turn) -> Rerun | None:
+        """Record the opposite of `turn`'s decision; a corrected skip returns its re-run."""
+        return self._chat.correct(turn)
+
+    @property
+    def offline_reason(self) -> str | None:
+        """Why replies come (or, once a turn starts, will come) from the offline responder."""
+        return self._wiring.offline_reason or self._failed_reason()
+
+    @property
+    def offline(self) -> bool:
+        """True when replies come, or the next turn's will, from the offline responder."""
+        return self._wiring.offline or self._failed_reason() is not None
+
+    # ---- gates ----------------------------------------------------------------------
+
+    @property
+    def available_gate_modes(self) -> tuple[str, ...]:
+        """Gate modes that can run with this configuration."""
+        return modes_for(not self.offline)
+
+    @property
+    def default_gate_mode(self) -> str:
+        """The gate mode a new session starts with."""
+        mode = self._wiring.pipeline.gate.name
+        return mode if mode in self.available_gate_modes else "local"
+
+    def gate_modes_help(self) -> str:
+        """One line per gate mode, saying what it does (the mode switch's tooltip)."""
+        from assistant.gate_modes import help_text
+
+        return help_text()
+
+    def gate(self, mode: str) -> Gate:
+        """The gate for `mode`, built on first use; a mode needing a failed model raises."""
+        if mode not in self.available_gate_modes:  # the wiring does not know yet: say so now
+            raise needs_a_model(mode)
+        return self._wiring.gate(mode)
+
+    def llm_trust(self) -> LlmTrust:
+        """What the LLM gate of this configuration's model was measured to be worth."""
+        from assistant.llm_trust import load_trust
+
+        return load_trust(self.settings.gate_model_key)
+
+    def warm(self) -> None:
+        """Pay first-use costs now, not on the presenter's first click: gate and store."""
+        self.pipeline.gate.warm()
+        self.store.search("dentist appointment", k=1)
+
+    def warm_llm_gate(self) -> None:
+        """Have the model read the LLM gate's prompt once, so its first decision is not cold."""
+        if not self.offline:
+            self.gate("llm").warm()
+
+    # ---- the local model ------------------------------------------------------------
+
+    def model_status(self) -> ModelStatus | None:
+        """The local model's status, or None when this process runs no local model."""
+        return None if self.local is None else self.local.status
+
+    def wait_for_model(self, timeout: float) -> ModelStatus | None:
+        """Wait up to `timeout` s for a loading local model; its status, or None without one."""
+        return None if self.local is None else self.local.wait_ready(timeout)
+
+    def restart_model(self) -> str:
+        """Restart the local model by hand (the sidebar button)."""
+        if self.local is None:
+            return "There is no local model in this configuration."
+        return self.local.restart("restarted on request")
+
+    def prepare_turn(self, on_wait: Callable[[ModelStatus], None] | None = None) -> str | None:
+        """Make sure the model can answer before a turn; returns a notice when something changed.
+
+        A local model that is still loading is waited for (`on_wait` sees its progress); one
+        that died is restarted; one that cannot start sends replies to the offline parts.
+        """
+        if self.local is None or self._wiring.offline:
+            return None
+        status = self.local.status
+        waited = status.loading
+        while status.loading:
+            if on_wait is not None:
+                on_wait(status)
+            status = self.local.wait_ready(0.25)
+        if waited and on_wait is not None:
+            on_wait(status)  # the wait is over: ready, or failed
+        reason = self._failed_reason()
+        if reason is not None:
+            self._swap(self._offline_wiring(reason))
+            return f"Answering offline: {reason}"
+        if not status.ready:
+            return None  # stopped: the turn fails open and says why
+        restarted = self.local.ensure_running()
+        return end_sentence(restarted[0].upper() + restarted[1:]) if restarted else None
+
+    def _failed_reason(self) -> str | None:
+        status = self.model_status()
+        if status is None or status.state is not ModelState.FAILED or self._wiring.offline:
+            return None
+        return f"the local model could not start: {status.error}"
+
+    def _offline_wiring(self, reason: str) -> Wiring:
+        """The offline parts, keeping the store and every gate that runs without a model."""
+        old = self._wiring
+        built = old.gates.built() if old.gates is not None else {}
+        gates = GateShelf.for_settings(self.settings, None, built, old.corrections)
+        gate = old.pipeline.gate
+        if gate.name not in gates.modes:
+            gate = gates.get("local")
+        pipeline = old.pipeline.with_(
+            gate=gate, responder=OfflineResponder(), capturer=Capturer(self.store)
+        )
+        return Wiring(
+            pipeline=pipeline,
+            client=None,
+            gates=gates,
+            offline_reason=reason,
+            corrections=old.corrections,
+        )
+
+    def _swap(self, wiring: Wiring) -> None:
+        """Replace the snapshot whole; a second fallback racing the first changes nothing."""
+        with self._swap_lock:
+            if self._wiring.offline:
+                return
+            _log.warning("falling back to the offline responder: %s", wiring.offline_reason)
+            self._wiring = wiring
+
+    # ---- corrections ----------------------------------------------------------------
+
+    @property
+    def corrections(self) -> CorrectionBook | None:
+        """The user's corrections of the gate, which every judging gate consults."""
+        return self._wiring.corrections
+
+    @property
+    def keeps_corrections(self) -> bool:
+        """True when this assistant keeps the user's corrections of the gate."""
+        return self._wiring.corrections is not None
+
+    def can_correct(self, turn: Turn) -> bool:
+        """True when `turn`'s badge gets a "Wrong decision?" button (a judged decision)."""
+        from assistant.corrections import can_correct
+
+        return self.keeps_corrections and can_correct(turn.decision)
+
+    def standing_correction(self, turn: Turn) -> Correction | None:
+        """The user's correction of this very message that overturned `turn`'s decision."""
+        from assistant.corrections import standing_correction
+
+        book = self._wiring.corrections
+        return None if book is None else standing_correction(book, turn.message, turn.decision)
+
+    def list_corrections(self) -> list[Correction]:
+        """The user's corrections, newest first (none when none are kept)."""
+        book = self._wiring.corrections
+        return [] if book is None else book.list()
+
+    def delete_correction(self, correction_id: str) -> bool:
+        """Delete one correction: the gate decides messages like it itself again."""
+        book = self._wiring.corrections
+        return False if book is None else book.delete(correction_id)
+
+    # ---- memories -------------------------------------------------------------------
+
+    def memory_count(self) -> int:
+        """How many memories the user has."""
+        return self.store.count()
+
+    def list_memories(self, limit: int) -> list[Memory]:
+        """The newest `limit` memories, newest first."""
+        return self.store.list(0, limit)
+
+    def search_memories(self, query: str, k: int) -> list[Memory]:
+        """The `k` memories closest to `query`, with no relevance cut-off (for browsing)."""
+        return self.store.search(query, k=k, min_similarity=-1.0)
+
+    def add_memory(self, text: str) -> Added:
+        """Store a fact the user typed (the same fact again updates the existing memory)."""
+        return self.store.remember(text, source="typed")
+
+    def delete_memory(self, memory_id: str) -> bool:
+        """Delete one memory."""
+        return self.store.delete(memory_id)
+
+    def reset_memories(self) -> None:
+        """Replace every memory with the demo persona."""
+        from memory.persona import seed_demo
+
+        self.store.clear()
+        seed_demo(self.store)
+
+    def close(self) -> None:
+        """Stop the local model this assistant started and let go of the store."""
+        if self.local is not None:
+            self.local.stop()
+        self.store.close()
