@@ -324,9 +324,9 @@ def bench_embedding_ratio(n: int = 30, batches: int = 2) -> dict[str, Any]:
 
 def bench_server_vs_embedded(n: int, n_queries: int) -> dict[str, Any]:
     """The same searches on an embedded PersistentClient and on a local `chroma run` server."""
-    from bench.chroma_server import ChromaServer, chroma_executable
     from memory.embeddings import shared_model
     from memory.store import MemoryStore
+    from tests.servers.chroma_server import ChromaServer, chroma_executable
 
     if not chroma_executable().exists():
         return {"skipped": "the chroma executable is not installed"}
@@ -362,8 +362,8 @@ def bench_server_vs_embedded(n: int, n_queries: int) -> dict[str, Any]:
 
 def bench_processes(n_procs: int = 4, writes: int = 100) -> dict[str, Any]:
     """Separate processes on one `chroma run`: each writes and searches, then all verify."""
-    from bench.chroma_server import ChromaServer, chroma_executable
-    from bench.store_worker import Worker
+    from tests.servers.chroma_server import ChromaServer, chroma_executable
+    from tests.servers.store_worker import Worker
 
     if not chroma_executable().exists():
         return {"skipped": "the chroma executable is not installed"}
