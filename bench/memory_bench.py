@@ -31,84 +31,15 @@ ROOT = Path(__file__).resolve().parent.parent
 # The shared evaluation data sits next to the project checkout (see DESIGN.md).
 EVAL_DIR = Settings.from_env().eval_dir or ROOT.parent / "shared" / "eval"
 
-NAMES = [
-    "Alex",
-    "Maya",
-    "Jordan",
-    "Priya",
-    "Ben",
-    "Linda",
-    "Ray",
-    "Tiago",
-    "Sam",
-    "Noor",
-    "Kenji",
-    "Ava",
-    "Omar",
-    "Lucia",
-    "Theo",
-    "Ines",
-    "Marco",
-    "Yara",
-    "Finn",
-    "Zoe",
-]
-VERBS = [
-    "is meeting",
-    "is having dinner with",
-    "called",
-    "is flying to see",
-    "owes money to",
-    "is planning a trip with",
-    "borrowed a book from",
-    "is cooking for",
-    "emailed",
-    "is going hiking with",
-    "has a call with",
-    "sent a gift to",
-]
-PLACES = [
-    "Nopa",
-    "Lisbon",
-    "the office",
-    "Point Reyes",
-    "Kyoto",
-    "the gym",
-    "Denver",
-    "Green Apple Books",
-    "Mission Playground",
-    "the airport",
-    "Oakland",
-    "the lake",
-]
-WHENS = [
-    "on Monday",
-    "on Tuesday at 9am",
-    "next Thursday at 7:30pm",
-    "this weekend",
-    "on March 3",
-    "in April",
-    "tomorrow morning",
-    "on Friday night",
-    "in two weeks",
-    "on December 18",
-    "every Sunday",
-    "after work",
-]
-TOPICS = [
-    "the billing migration",
-    "a pottery class",
-    "the half marathon",
-    "sourdough",
-    "the passport renewal",
-    "a board game night",
-    "the apartment search",
-    "a jazz concert",
-    "the thyroid medication",
-    "Portuguese lessons",
-    "film photography",
-    "the budget",
-]
+# Words combined into synthetic memories and questions: bench/data/synthetic_memories.json.
+_WORDS = json.loads(
+    (ROOT / "bench" / "data" / "synthetic_memories.json").read_text(encoding="utf-8")
+)
+NAMES: list[str] = _WORDS["names"]
+VERBS: list[str] = _WORDS["verbs"]
+PLACES: list[str] = _WORDS["places"]
+WHENS: list[str] = _WORDS["whens"]
+TOPICS: list[str] = _WORDS["topics"]
 
 
 def sentence(rng: random.Random) -> str:
