@@ -153,12 +153,14 @@ def main(argv: list[str] | None = None) -> int:
     local_model = None
     url = args.url
     if url is None:
-        from assistant.factory import start_local_model
+        from assistant.eval.local_server import ModelNotReady, start_local
 
-        settings, local_model = start_local_model(settings)
-        if not local_model.wait_ready().ready:
-            print(f"error: the local model did not start: {local_model.status.error}")
+        try:
+            local_model = start_local(settings, say=True)
+        except ModelNotReady as exc:
+            print(f"error: {exc}", file=sys.stderr)
             return 2
+        settings = local_model.settings
         url = settings.native_url
     else:
         settings = settings.with_(native_url=url)

@@ -22,6 +22,7 @@ shown slower than 1.25x always-retrieve.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import sys
@@ -139,6 +140,7 @@ def run(
     """
     from assistant.chat import TurnOptions
     from assistant.config import Settings
+    from assistant.eval.local_server import ModelNotReady, attach
     from assistant.factory import build_assistant
     from assistant.model_file import default_model_installed
     from assistant.session import compare_medians
@@ -158,12 +160,13 @@ def run(
         load_before = load_average()
         started = time.perf_counter()
         assistant = build_assistant(Settings.from_env(env))
-        try:
-            assistant.warm()
-            status = assistant.local.wait_ready() if assistant.local else None
-            if status is not None and not status.ready:
-                return {"skipped": f"the local model did not start: {status.error}"}
+        try:  # a key or an endpoint in the environment: no local model to wait for
+            model = attach(assistant.local, assistant.settings, started=started)
+        except ModelNotReady as exc:
+            return {"skipped": str(exc)}
+        with model or contextlib.nullcontext():
             progress(f"model ready in {time.perf_counter() - started:.1f} s")
+            assistant.warm()
             options = TurnOptions(gate_mode=gate_mode, compare=True)
             progress(HEADER)
             history: list[Any] = []
@@ -179,12 +182,9 @@ def run(
                 progress(line(rows[-1]))
             medians = compare_medians(history)
             gate = assistant.pipeline.gate.name if gate_mode is None else gate_mode
-        finally:
-            if assistant.local is not None:
-                assistant.local.stop()
     checked = [r for r in rows if r["verdict"] in ("ok", "FAIL")]
     return {
-        "model": status.name if status is not None else "offline",
+        "model": model.name if model is not None else "offline",
         "gate": gate,
         "load_average_before": load_before,
         "load_average_after": load_average(),

@@ -339,20 +339,21 @@ def run(
         results["skipped"] = missing
         return results
     from assistant.config import Settings
-    from assistant.factory import start_local_model
+    from assistant.eval.local_server import ModelNotReady, start_local
     from assistant.llm import make_client
     from memory.persona import seed_demo
     from memory.store import MemoryStore
 
     chosen = sample(rows, quick, every)
-    settings, local = start_local_model(Settings.from_env({}))
     try:
-        status = local.wait_ready()
-        if not status.ready:
-            results["skipped"] = f"the local model did not start: {status.error}"
-            return results
+        model = start_local(Settings.from_env({}))
+    except ModelNotReady as exc:
+        results["skipped"] = str(exc)
+        return results
+    with model:
+        settings = model.settings
         client = make_client(settings)
-        results["model"] = status.name
+        results["model"] = model.name
         results["rows"] = len(chosen)
         results["every"] = every
         results["load_average_before"] = load_average()
@@ -380,8 +381,6 @@ def run(
         results["rows_off"] = runs[False]
         results["rows_on"] = runs[True]
         return results
-    finally:
-        local.stop()
 
 
 def _read_rows(path: Path | None) -> list[dict[str, Any]]:

@@ -20,7 +20,6 @@ import random
 import statistics
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -159,33 +158,31 @@ def compare_prompts(
     what the model says rather than on how loaded the cores are.
     """
     from assistant.config import Settings
+    from assistant.eval.local_server import ModelNotReady, start_local
     from assistant.gate import GATE_PROMPT, LOCAL_GATE_PROMPT, LlmGate
     from assistant.llm import make_client
-    from assistant.local_model import LocalModel
 
-    local = LocalModel(threads=threads).start()
     try:
-        status = local.wait_ready()
-        if not status.ready:
-            return {"skipped": f"the local model did not start: {status.error}"}
-        settings = Settings(base_url=local.base_url, gate_model=local.alias)
-        client = make_client(settings)
+        model = start_local(Settings(), threads=threads)
+    except ModelNotReady as exc:
+        return {"skipped": str(exc)}
+    with model:
+        client = make_client(model.settings)
+        alias = model.settings.gate_model
         rows = [r for rows in gate_samples(size).values() for r in rows]
         out: dict[str, Any] = {
-            "model": status.name, "threads": threads, "timeout_s": timeout, "n": len(rows),
+            "model": model.name, "threads": threads, "timeout_s": timeout, "n": len(rows),
             "load_average_before": load_average(),
         }  # fmt: skip
         for name, prompt in (("seed", GATE_PROMPT), ("local", LOCAL_GATE_PROMPT)):
             progress(f"prompt {name} on {len(rows)} unseen messages")
-            gate = LlmGate(client, local.alias, timeout=timeout, prompt=prompt)
+            gate = LlmGate(client, alias, timeout=timeout, prompt=prompt)
             result = evaluate(gate, rows, by="source")
             out[name] = {
                 k: result[k] for k in ("n", "accuracy", "recall", "p50_ms", "p95_ms", "failed_open")
             }
         out["load_average_after"] = load_average()
         return out
-    finally:
-        local.stop()
 
 
 class FreshNotes:
@@ -334,20 +331,20 @@ def run(
     if missing:
         return {"skipped": missing}
     from assistant.config import Settings
-    from assistant.factory import start_local_model
+    from assistant.eval.local_server import ModelNotReady, start_local
     from assistant.llm import make_client
 
     # The app's no-key settings; only the gate's timeout may be raised (MEMGATE_GATE_TIMEOUT),
     # to judge the model's answers apart from a busy machine's delays.
-    settings, local = start_local_model(Settings(gate_timeout=Settings.from_env().gate_timeout))
     try:
-        started = time.perf_counter()
-        status = local.wait_ready()
-        if not status.ready:
-            return {"skipped": f"the local model did not start: {status.error}"}
+        model = start_local(Settings(gate_timeout=Settings.from_env().gate_timeout))
+    except ModelNotReady as exc:
+        return {"skipped": str(exc)}
+    with model:
+        settings = model.settings
         results: dict[str, Any] = {
-            "model": status.name,
-            "model_ready_s": round(time.perf_counter() - started, 1),
+            "model": model.name,
+            "model_ready_s": model.ready_s,
             "gate_timeout_s": settings.gate_timeout,
             "load_average_before": load_average(),
         }
@@ -358,8 +355,6 @@ def run(
         results["replies"] = run_replies(settings, client, size, progress)
         results["load_average_after"] = load_average()
         return results
-    finally:
-        local.stop()
 
 
 def _gate_table(per_gate: dict[str, Any]) -> list[str]:
