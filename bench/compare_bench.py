@@ -14,9 +14,9 @@ Targets (issue 29): where both twins searched and sent the same memory tokens, t
 times are within 2x of each other; where the gated twin skipped or sent fewer, it is never
 shown slower than 1.25x always-retrieve.
 
-    python -m bench.compare_bench            # 10 exchanges, the app's default gate
-    python -m bench.compare_bench --quick    # the first 4
-    python -m bench.compare_bench --gate llm --json out.json
+    python -m bench compare            # 10 exchanges, the app's default gate
+    python -m bench compare --quick    # the first 4
+    python -m bench compare --gate llm --json out.json
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ import argparse
 import contextlib
 import json
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -251,20 +250,18 @@ def markdown(results: dict[str, Any], plots: Path | None = None) -> str:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the scripted conversation and print the table (and write JSON if asked)."""
-    parser = argparse.ArgumentParser(prog="python -m bench.compare_bench")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """This benchmark's options (`python -m bench compare --help`)."""
     parser.add_argument("--gate", default=None, help="gate mode (default: the app's)")
     parser.add_argument("--json", type=Path, default=None, help="also write the results here")
     parser.add_argument("--quick", action="store_true", help="the first four exchanges only")
-    args = parser.parse_args(argv)
+
+
+def command(args: argparse.Namespace) -> int:
+    """Run the scripted conversation and print the table (and write JSON if asked)."""
     results = run(args.quick, args.gate, progress=lambda text: print(text, flush=True))
     print()
     print(markdown(results).rsplit("\n\n", 1)[-1])
     if args.json is not None:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -278,19 +278,17 @@ def render(figures: dict[str, Any]) -> str:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Command line: write the report (or print quick figures)."""
-    parser = argparse.ArgumentParser(description=__doc__)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """This benchmark's options (`python -m bench gate-report --help`)."""
     parser.add_argument("--eval-dir", type=Path, default=None, help="the external eval data")
     parser.add_argument("--quick", action="store_true", help="subsample, print, write nothing")
-    args = parser.parse_args(argv)
+
+
+def command(args: argparse.Namespace) -> int:
+    """Command line: write the report (or print quick figures)."""
     figures = run(args.quick, args.eval_dir)
     if args.quick:
         print(json.dumps(figures, indent=1))
     else:
         print(f"wrote {DOCS / 'gate-report.md'} and {DOCS / 'gate-confusion.png'}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

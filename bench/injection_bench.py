@@ -18,7 +18,7 @@ Model-free figures come first: what share of each source the write-time check fl
 BIPIA's training attacks (not read while the rules were written), on the demo persona and
 on the 5,882 turns of LoCoMo (`../shared/eval`, when present) as benign text.
 
-`python -m bench.injection_bench [--quick] [--json]`; `make bench` runs it as a section.
+`python -m bench injection [--quick] [--json]`; `make bench` runs it as a section.
 """
 
 from __future__ import annotations
@@ -462,9 +462,8 @@ def markdown(results: dict[str, Any], plots: Path) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark and print the section (or the whole result as JSON)."""
-    parser = argparse.ArgumentParser(prog="python -m bench.injection_bench", description=__doc__)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """This benchmark's options (`python -m bench injection --help`)."""
     parser.add_argument("--quick", action="store_true", help="4 attacks and 2 benign notes")
     parser.add_argument("--json", type=Path, help="also write every row's result here")
     parser.add_argument(
@@ -473,7 +472,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--every", type=int, default=1, help="ask every n-th row of each source (a shorter run)"
     )
-    args = parser.parse_args(argv)
+
+
+def command(args: argparse.Namespace) -> int:
+    """Run the benchmark and print the section (or the whole result as JSON)."""
     results = run(
         args.quick,
         progress=lambda s: print(s, file=sys.stderr),
@@ -484,7 +486,3 @@ def main(argv: list[str] | None = None) -> int:
         args.json.write_text(json.dumps(results, indent=2, ensure_ascii=False))
     print(markdown(results, Path(".")))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -16,6 +16,7 @@ Skipped, with a line saying why, when the model parts are not installed.
 
 from __future__ import annotations
 
+import argparse
 import random
 import statistics
 import sys
@@ -446,22 +447,26 @@ def markdown(results: dict[str, Any], plots: Path) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run this section alone, optionally smaller than a full run; print JSON, write markdown."""
-    import argparse
-    import json
+# The sizes a command line may override (--per-source 3 ...).
+SIZE_OPTIONS = ("per_source", "per_kind", "own_total", "turns", "short", "seed_prompt")
 
-    parser = argparse.ArgumentParser(prog="python -m bench.local_model_bench")
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """This benchmark's options (`python -m bench local-model --help`)."""
     parser.add_argument("--quick", action="store_true", help="12 gate messages, 3 turns")
-    names = ("per_source", "per_kind", "own_total", "turns", "short", "seed_prompt")
-    for name in names:
+    for name in SIZE_OPTIONS:
         parser.add_argument("--" + name.replace("_", "-"), type=int, help="override a size")
     parser.add_argument("--prompts", action="store_true", help="only compare the gate prompts")
     parser.add_argument("--threads", type=int, default=1, help="with --prompts")
     parser.add_argument("--gate-timeout", type=float, default=60.0, help="with --prompts")
     parser.add_argument("--markdown", type=Path, help="also write the section here")
-    args = parser.parse_args(argv)
-    sizes = {k: v for k in names if (v := vars(args)[k]) is not None}
+
+
+def command(args: argparse.Namespace) -> int:
+    """Run this section alone, optionally smaller than a full run; print JSON, write markdown."""
+    import json
+
+    sizes = {k: v for k in SIZE_OPTIONS if (v := vars(args)[k]) is not None}
 
     def progress(line: str) -> None:
         print(line, file=sys.stderr)  # stdout is the JSON
@@ -476,7 +481,3 @@ def main(argv: list[str] | None = None) -> int:
     if args.markdown:
         args.markdown.write_text(markdown(results, args.markdown.parent) + "\n")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

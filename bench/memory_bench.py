@@ -1,6 +1,6 @@
 """Memory benchmark: add rate, search latency vs size, disk, cold open, embeddings, recall.
 
-Run: python -m bench.memory_bench [--quick] [--json]. Sizes 1k / 10k / 100k are generated
+Run: python -m bench memory [--quick] [--json]. Sizes 1k / 10k / 100k are generated
 reproducibly (seeded templates). The 1k store is embedded for real. For 10k and 100k,
 embedding every text would take ~7 minutes per 100k on this machine, so a pool of real
 sentence embeddings is combined instead: each memory's text is two pool sentences joined,
@@ -473,9 +473,8 @@ def _plot_sizes(sizes: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Command line: print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """This benchmark's options (`python -m bench memory --help`)."""
     parser.add_argument(
         "--quick", action="store_true", help="1k pooled memories only; no LoCoMo; < 1 min"
     )
@@ -486,14 +485,13 @@ def main(argv: list[str] | None = None) -> int:
         nargs="+",
         help="only the size table, for these store sizes (JSON; e.g. --sizes 10000 100000)",
     )
-    args = parser.parse_args(argv)
+
+
+def command(args: argparse.Namespace) -> int:
+    """Command line: print the figures."""
     if args.sizes:
         print(json.dumps(bench_sizes(args.sizes, n_queries=100), indent=2))
         return 0
     results = run(args.quick)
     print(json.dumps(results, indent=2) if args.json else markdown(results))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
