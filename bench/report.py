@@ -117,6 +117,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--only",
         nargs="*",
+        choices=[name for _, name, _ in SECTIONS] + ["screenshot"],
+        metavar="SECTION",
         help="sections to run, by command name (pipeline, memory...), or screenshot "
         "(default: every section)",
     )

@@ -22,7 +22,7 @@ def test_the_help_lists_every_command_and_imports_none_of_them(capsys):
     assert loaded == set()
 
 
-@pytest.mark.parametrize("argv", [[], ["--quick"], ["--quick", "--only", "merge"]])
+@pytest.mark.parametrize("argv", [[], ["--quick"], ["--quick", "--only", "memory"]])
 def test_no_command_runs_every_section_as_make_bench_does(monkeypatch, argv):
     seen = []
     monkeypatch.setattr(bench.report, "command", lambda args: seen.append(args) or 0)
@@ -30,8 +30,11 @@ def test_no_command_runs_every_section_as_make_bench_does(monkeypatch, argv):
     assert seen[0].command == "all" and seen[0].quick is ("--quick" in argv)
 
 
-def test_every_report_section_is_a_command():
+def test_every_report_section_is_a_command_and_only_sections_can_be_chosen(capsys):
     assert {name for _, name, _ in bench.report.SECTIONS} <= set(COMMANDS)
+    with pytest.raises(SystemExit):  # not a section: no report of nothing over the real one
+        cli.main(["--only", "merge"])
+    assert "invalid choice: 'merge'" in capsys.readouterr().err
 
 
 @pytest.mark.chroma  # some commands' modules load the store or the browser driver
