@@ -70,7 +70,7 @@ bench-quick: $(VENV)/.stamp-bench $(VENV)/.stamp-local
 	$(BIN)/python -m bench --quick
 
 screenshot: $(VENV)/.stamp-test
-	$(BIN)/python -m bench.screenshot
+	$(BIN)/python -m bench screenshot
 
 train-gate: $(VENV)/.stamp-base
 	$(BIN)/python -m training.train_gate

@@ -1,7 +1,7 @@
 """A server in a child process on loopback: a free port, waiting for its health check, stopping.
 
 Used by the local model (llama.cpp, assistant/local_model.py) and by the Chroma server that
-tests and benchmarks start (bench/chroma_server.py).
+tests and benchmarks start (tests/servers/chroma_server.py).
 """
 
 from __future__ import annotations

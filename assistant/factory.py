@@ -21,11 +21,16 @@ if TYPE_CHECKING:  # the store imports Chroma: only building one pays for it
 __all__ = ["Assistant", "build_assistant", "open_store", "start_local_model"]
 
 
-def start_local_model(settings: Settings) -> tuple[Settings, LocalModel]:
-    """Start this process's llama.cpp server; the returned settings point at it."""
+def start_local_model(settings: Settings, **options: Any) -> tuple[Settings, LocalModel]:
+    """Start this process's llama.cpp server; the returned settings point at it.
+
+    `options` go to LocalModel (a benchmark may pin `threads`, for one).
+    """
     from assistant.local_model import LocalModel
 
-    local = LocalModel(settings.local_model or None, cache_dir=settings.model_cache_dir).start()
+    local = LocalModel(
+        settings.local_model or None, cache_dir=settings.model_cache_dir, **options
+    ).start()
     pointed = settings.with_(
         base_url=local.base_url,
         gate_model=local.alias,

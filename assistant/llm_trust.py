@@ -5,7 +5,7 @@ cascade that simply takes its word is worse than the local gate alone (issue 21)
 cascade combines the two: the local gate's margin (its logit minus its threshold's) plus
 `weight` times the LLM's margin. The LLM is asked only inside `band` logits of the local
 threshold. `weight` and `band` are fitted on held-out messages by
-`python -m bench.calibrate_llm_gate`, which also writes the scores the sidebar quotes.
+`python -m bench calibrate-llm-gate`, which also writes the scores the sidebar quotes.
 A measured weight of 0 means the LLM never changes a decision, so the cascade asks it
 nothing and decides exactly as the local gate does.
 

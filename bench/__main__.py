@@ -1,179 +1,43 @@
-"""`make bench`: run every benchmark and write docs/benchmarks.md with plots.
+"""Command line for the benchmarks: `python -m bench <command> [options]`.
 
-Each section module exposes `run(quick) -> dict` and, where it has a table to show,
-`markdown(results, plots_dir) -> str`. Figures are medians over repeated runs; where two
-things are compared they are measured in the same run and given as a ratio.
+With no command (or only options, as `make bench-quick` gives), every section runs and
+docs/benchmarks.md is written: the same as `python -m bench all`.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import inspect
-import json
-import os
-import platform
 import sys
-import time
-from importlib import metadata
-from pathlib import Path
-from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-DOCS = ROOT / "docs"
-
-# (title, module, what it covers)
-SECTIONS: list[tuple[str, str, str]] = [
-    ("Gate latency and per-turn cost", "bench.pipeline_bench", "gate modes, LLM overhead"),
-    ("Gate quality", "bench.gate_report", "accuracy, recall and skip rate per source"),
-    ("Corrections", "bench.corrections_bench", "rewordings fixed, others unchanged, cost"),
-    ("Memory search and quality", "bench.memory_bench", "search vs size, embeddings, LoCoMo"),
-    ("App cold start", "bench.app_bench", "until the chat input is usable in Chromium"),
-    ("Messages sent in bursts", "bench.burst_bench", "none lost on a busy machine, in Chromium"),
-    ("Real local model", "bench.local_model_bench", "Qwen2.5 1.5B in llama.cpp: gates, replies"),
-    ("The LLM gate on the built-in model", "bench.llm_gate_bench", "grammar, warm, cascade"),
-    ("Answers", "bench.answers_bench", "replies per gate mode: right, damaged, first token"),
-    ("Follow-ups", "bench.followup_bench", "conversations: last turns right, resolver, CANARD"),
-    ("Compare mode", "bench.compare_bench", "twins in own slots: first-token ratio"),
-    ("Injection: memory is data", "bench.injection_bench", "attack success, defences off / on"),
-    ("Time to a first real answer", "bench.first_answer", "make demo on a fresh clone (full)"),
-]
-PACKAGES = ("anthropic", "chromadb", "streamlit", "onnxruntime", "tokenizers", "numpy")
-
-
-def machine() -> dict[str, Any]:
-    """CPU, cores, memory, Python and package versions of this machine."""
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    try:
-        pages = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-        memory = f"{pages / 2**30:.0f} GiB"
-    except (ValueError, OSError, AttributeError):
-        memory = "?"
-    versions = {}
-    for name in PACKAGES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = "not installed"
-    return {
-        "cpu": cpu,
-        "cores": os.cpu_count(),
-        "memory": memory,
-        "python": platform.python_version(),
-        "os": platform.platform(),
-        "packages": versions,
-    }
-
-
-def _run_section(module_name: str, quick: bool) -> dict[str, Any]:
-    module = importlib.import_module(module_name)
-    started = time.perf_counter()
-    if hasattr(module, "run"):
-        kwargs = {"quick": quick} if "quick" in inspect.signature(module.run).parameters else {}
-        results = module.run(**kwargs)
-    else:  # the app benchmark is a single measurement
-        runs = 1 if quick else 3
-        samples = [module.measure_cold_start() for _ in range(runs)]
-        results = {"cold_start_s": sorted(samples)[len(samples) // 2], "samples_s": samples}
-    if not isinstance(results, dict):
-        results = {"result": results}
-    results["_seconds"] = round(time.perf_counter() - started, 1)
-    return results
-
-
-def _section_markdown(title: str, module_name: str, results: dict[str, Any], plots: Path) -> str:
-    module = importlib.import_module(module_name)
-    if "error" in results:
-        return f"# {title}\n\nNot measured in this run: `{results['error']}`\n"
-    if hasattr(module, "markdown"):
-        body = module.markdown(results, plots)
-    elif "cold_start_s" in results:
-        samples = ", ".join(f"{s:.1f}" for s in results["samples_s"])
-        body = (
-            f"`streamlit run` until the chat input is usable in headless Chromium: "
-            f"**{results['cold_start_s']:.1f} s** (median of {len(results['samples_s'])}: "
-            f"{samples}). Target: at most 8 s on this 2-core machine."
-        )
-    else:
-        body = "```json\n" + json.dumps(results, indent=2, default=str) + "\n```"
-    command = f"python -m bench --only {module_name.split('.')[-1]}"
-    return f"# {title}\n\n{body}\n\nReproduce this section alone: `{command}`\n"
+from bench import COMMANDS
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the sections and write the report."""
+    """Parse the command line and run one command; only its own module is imported."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
+        argv = ["all", *argv]
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    parser.add_argument(
-        "--quick", action="store_true", help="fewer repetitions and samples; about 6 min"
-    )
-    parser.add_argument(
-        "--only", nargs="*", help="module names to run, or screenshot (default: all)"
-    )
-    parser.add_argument(
-        "--out",
-        type=Path,
-        default=None,
-        help="report path; plots go beside it (default docs/benchmarks.md, "
-        "or docs/quick/benchmarks.md with --quick so a quick run never clobbers the full one)",
-    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="command")
+    chosen = argv[0] if argv[0] in COMMANDS else None
+    module = None
+    for name, (module_name, help_text) in COMMANDS.items():
+        if name != chosen:
+            sub.add_parser(name, help=help_text)
+            continue
+        module = importlib.import_module(module_name)
+        command = sub.add_parser(
+            name,
+            help=help_text,
+            description=module.__doc__,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        if hasattr(module, "add_arguments"):
+            module.add_arguments(command)
     args = parser.parse_args(argv)
-    from tqdm import tqdm
-
-    out: Path = args.out or (
-        DOCS / "quick" / "benchmarks.md" if args.quick else DOCS / "benchmarks.md"
-    )
-    out.parent.mkdir(parents=True, exist_ok=True)
-    sections = [s for s in SECTIONS if not args.only or s[1].split(".")[-1] in args.only]
-    all_results: dict[str, Any] = {"machine": machine(), "quick": args.quick}
-    parts: list[str] = []
-    started = time.perf_counter()
-    with tqdm(sections, desc="benchmarks", unit="section") as bar:
-        for title, module_name, _what in bar:
-            bar.set_postfix_str(module_name)
-            try:
-                results = _run_section(module_name, args.quick)
-            except Exception as exc:  # noqa: BLE001 - one broken section must not hide the rest
-                results = {"error": f"{type(exc).__name__}: {exc}"}
-                tqdm.write(f"{module_name} failed: {results['error']}")
-            all_results[module_name] = results
-            parts.append(_section_markdown(title, module_name, results, out.parent))
-    if not args.quick and (not args.only or "screenshot" in args.only):
-        # The README's picture is redrawn with the figures, never by the tests.
-        from bench import screenshot
-
-        try:
-            all_results["screenshot"] = str(screenshot.take().relative_to(ROOT))
-        except Exception as exc:  # noqa: BLE001 - a missing browser must not hide the figures
-            all_results["screenshot"] = f"not taken: {type(exc).__name__}: {exc}"
-        tqdm.write(f"screenshot: {all_results['screenshot']}")
-    m = all_results["machine"]
-    header = [
-        "# Benchmarks",
-        "",
-        f"Written by `make bench{'-quick' if args.quick else ''}` "
-        f"({'quick' if args.quick else 'full'} run, {time.perf_counter() - started:.0f} s). "
-        "Outside the real-local-model sections, model calls go to a local fake Messages API, "
-        "so those figures are our own overhead. "
-        "Figures are medians; comparisons are ratios taken in the same run. This machine is "
-        "shared and noisy: expect run-to-run variation of 10-30 %.",
-        "",
-        f"- CPU: {m['cpu']}, {m['cores']} cores, {m['memory']} RAM",
-        f"- Python {m['python']} on {m['os']}",
-        "- " + ", ".join(f"{k} {v}" for k, v in m["packages"].items()),
-        "",
-    ]
-    out.write_text("\n".join(header) + "\n" + "\n".join(parts))
-    out.with_suffix(".json").write_text(json.dumps(all_results, indent=2, default=str))
-    print(f"wrote {out} in {time.perf_counter() - started:.0f} s")
-    failed = [s for s in sections if "error" in all_results[s[1]]]
-    return 1 if failed or str(all_results.get("screenshot", "")).startswith("not taken") else 0
+    assert module is not None  # argparse refused any other command
+    return module.command(args)
 
 
 if __name__ == "__main__":

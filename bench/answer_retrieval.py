@@ -9,12 +9,12 @@ are found by the same matching the answer score uses. Per k and cut-off it print
 - near-duplicates: questions whose top k holds two memories about one thing (cosine at
   least `NEAR`), which a small model may merge or which take two slots for one fact.
 
-    python -m bench.answer_retrieval
+    python -m bench answer-retrieval
 """
 
 from __future__ import annotations
 
-import sys
+import argparse
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -71,7 +71,7 @@ def measure(name: str, tmp: Path) -> dict[str, Any]:
     return out
 
 
-def main() -> int:
+def command(args: argparse.Namespace) -> int:
     """Print one table per set."""
     with tempfile.TemporaryDirectory() as tmp:
         for name in SETS:
@@ -88,7 +88,3 @@ def main() -> int:
                     f" | {f['questions_with_a_near_duplicate_pair']:.3f} |"
                 )
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

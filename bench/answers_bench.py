@@ -4,11 +4,12 @@ The same measurement as `memory-gate eval answers` (assistant/eval/answers.py), 
 built-in Qwen2.5 1.5B whatever key is set, over our dev sets, a GSM8K sample (maths, with a
 persona's memories stored beside it) and LoCoMo conv-26 (token F1). Our unseen set,
 `teacher_test`, is not in `make bench`: it is scored once, by hand,
-`python -m bench.answers_bench --sets teacher_test`.
+`python -m bench answers --sets teacher_test`.
 """
 
 from __future__ import annotations
 
+import argparse
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -297,19 +298,20 @@ def markdown(results: dict[str, Any], plots: Path, plot_name: str = "answers.png
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run this section alone (optionally other sets); print JSON, write markdown."""
-    import argparse
-    import json
-    import sys
-
-    parser = argparse.ArgumentParser(prog="python -m bench.answers_bench")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """This benchmark's options (`python -m bench answers --help`)."""
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--sets", help="comma-separated: nurse_dev,founder_dev,gsm8k,locomo,"
                         "teacher_test, followup_nurse_dev, followup_founder_dev, "
                         "followup_chef_test (the unseen sets: score them once)")  # fmt: skip
     parser.add_argument("--markdown", type=Path, help="also write the section (and plot) here")
-    args = parser.parse_args(argv)
+
+
+def command(args: argparse.Namespace) -> int:
+    """Run this section alone (optionally other sets); print JSON, write markdown."""
+    import json
+    import sys
+
     sets = [s.strip() for s in args.sets.split(",")] if args.sets else None
     results = run(args.quick, sets, progress=lambda line: print(line, file=sys.stderr))
     print(json.dumps(results, indent=2, default=str))
@@ -317,7 +319,3 @@ def main(argv: list[str] | None = None) -> int:
         args.markdown.parent.mkdir(parents=True, exist_ok=True)
         args.markdown.write_text(markdown(results, args.markdown.parent) + "\n")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -2,11 +2,12 @@
 
 Used by `make bench`; the browser driver is the browser test's own (tests/browser.py):
 
-    python -m bench.app_bench            # prints one JSON object
+    python -m bench app            # prints one JSON object
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import tempfile
@@ -39,7 +40,7 @@ def measure_cold_start(memory_dir: Path | None = None) -> float:
     return measure_startup(memory_dir)["cold_start_s"]
 
 
-def main() -> int:
+def command(args: argparse.Namespace) -> int:
     """Print the cold-start measurement as JSON."""
     missing = browser_missing()
     if missing:
@@ -47,7 +48,3 @@ def main() -> int:
         return 1
     print(json.dumps(measure_startup()))
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

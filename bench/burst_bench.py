@@ -1,7 +1,7 @@
 """Messages sent in bursts on a busy machine, in the real browser: how many are lost.
 
-    python -m bench.burst_bench                          # both scenarios, 20 bursts of 5
-    python -m bench.burst_bench --only busy --bursts 3   # one scenario, fewer bursts
+    python -m bench burst                          # both scenarios, 20 bursts of 5
+    python -m bench burst --only busy --bursts 3   # one scenario, fewer bursts
 
 Each scenario runs the demo in headless Chromium (tests/browser.py's driver) and sends
 bursts of messages 0.05 s apart:
@@ -342,17 +342,15 @@ def markdown(results: dict[str, Any], plots_dir: Path) -> str:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the scenarios and print their counts as JSON; exit 1 if any message was lost."""
-    parser = argparse.ArgumentParser(prog="python -m bench.burst_bench", description=__doc__)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """This benchmark's options (`python -m bench burst --help`)."""
     parser.add_argument("--only", nargs="*", choices=list(SCENARIOS), default=list(SCENARIOS))
     parser.add_argument("--bursts", type=int, default=BURSTS, help="bursts per scenario")
-    args = parser.parse_args(argv)
+
+
+def command(args: argparse.Namespace) -> int:
+    """Run the scenarios and print their counts as JSON; exit 1 if any message was lost."""
     results = run(bursts=args.bursts, only=tuple(args.only))
     print(json.dumps(results, indent=2))
     scenarios = [r for r in results.values() if isinstance(r, dict)]
     return 0 if "error" not in results and all(r.get("lost") == 0 for r in scenarios) else 1
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,6 +1,6 @@
 """Measure how far the built-in model's LLM gate can be trusted, and file it per model.
 
-    python -m bench.calibrate_llm_gate [--url http://127.0.0.1:PORT] [--sets fresh2,...]
+    python -m bench calibrate-llm-gate [--url http://127.0.0.1:PORT] [--sets fresh2,...]
 
 On held-out messages (our dev sets: never trained on, already read), it asks the model
 for P(retrieve) through the native gate's yes-no style and fits, in this order:
@@ -133,9 +133,8 @@ def ask_all(url: str, rows: list[Row], local: Any, cache: dict[str, Any]) -> lis
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Fit and save the trust for the model behind --url (or the built-in one)."""
-    parser = argparse.ArgumentParser(prog="python -m bench.calibrate_llm_gate", description=__doc__)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """This benchmark's options (`python -m bench calibrate-llm-gate --help`)."""
     parser.add_argument("--url", help="a running llama.cpp server (default: start the built-in)")
     parser.add_argument("--model-key", help="file the result under this name")
     parser.add_argument("--sets", default=",".join(DEV_SETS))
@@ -145,7 +144,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--cache", type=Path, help="JSON of answers already asked (read, then written)"
     )
-    args = parser.parse_args(argv)
+
+
+def command(args: argparse.Namespace) -> int:
+    """Fit and save the trust for the model behind --url (or the built-in one)."""
     from assistant.config import Settings
     from assistant.local_gate import shared_local_gate
 
@@ -153,12 +155,14 @@ def main(argv: list[str] | None = None) -> int:
     local_model = None
     url = args.url
     if url is None:
-        from assistant.factory import start_local_model
+        from assistant.eval.local_server import ModelNotReady, start_local
 
-        settings, local_model = start_local_model(settings)
-        if not local_model.wait_ready().ready:
-            print(f"error: the local model did not start: {local_model.status.error}")
+        try:
+            local_model = start_local(settings, say=True)
+        except ModelNotReady as exc:
+            print(f"error: {exc}", file=sys.stderr)
             return 2
+        settings = local_model.settings
         url = settings.native_url
     else:
         settings = settings.with_(native_url=url)
@@ -242,7 +246,3 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  local on the same: {local_scores}")
     print(f"  cascade flips on the dev band ({len(band_rows)}): right {right}, wrong {wrong}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -14,17 +14,17 @@ Targets (issue 29): where both twins searched and sent the same memory tokens, t
 times are within 2x of each other; where the gated twin skipped or sent fewer, it is never
 shown slower than 1.25x always-retrieve.
 
-    python -m bench.compare_bench            # 10 exchanges, the app's default gate
-    python -m bench.compare_bench --quick    # the first 4
-    python -m bench.compare_bench --gate llm --json out.json
+    python -m bench compare            # 10 exchanges, the app's default gate
+    python -m bench compare --quick    # the first 4
+    python -m bench compare --gate llm --json out.json
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -139,6 +139,7 @@ def run(
     """
     from assistant.chat import TurnOptions
     from assistant.config import Settings
+    from assistant.eval.local_server import ModelNotReady, attach
     from assistant.factory import build_assistant
     from assistant.model_file import default_model_installed
     from assistant.session import compare_medians
@@ -158,12 +159,13 @@ def run(
         load_before = load_average()
         started = time.perf_counter()
         assistant = build_assistant(Settings.from_env(env))
-        try:
-            assistant.warm()
-            status = assistant.local.wait_ready() if assistant.local else None
-            if status is not None and not status.ready:
-                return {"skipped": f"the local model did not start: {status.error}"}
+        try:  # a key or an endpoint in the environment: no local model to wait for
+            model = attach(assistant.local, assistant.settings, started=started)
+        except ModelNotReady as exc:
+            return {"skipped": str(exc)}
+        with model or contextlib.nullcontext():
             progress(f"model ready in {time.perf_counter() - started:.1f} s")
+            assistant.warm()
             options = TurnOptions(gate_mode=gate_mode, compare=True)
             progress(HEADER)
             history: list[Any] = []
@@ -179,12 +181,9 @@ def run(
                 progress(line(rows[-1]))
             medians = compare_medians(history)
             gate = assistant.pipeline.gate.name if gate_mode is None else gate_mode
-        finally:
-            if assistant.local is not None:
-                assistant.local.stop()
     checked = [r for r in rows if r["verdict"] in ("ok", "FAIL")]
     return {
-        "model": status.name if status is not None else "offline",
+        "model": model.name if model is not None else "offline",
         "gate": gate,
         "load_average_before": load_before,
         "load_average_after": load_average(),
@@ -251,20 +250,18 @@ def markdown(results: dict[str, Any], plots: Path | None = None) -> str:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the scripted conversation and print the table (and write JSON if asked)."""
-    parser = argparse.ArgumentParser(prog="python -m bench.compare_bench")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """This benchmark's options (`python -m bench compare --help`)."""
     parser.add_argument("--gate", default=None, help="gate mode (default: the app's)")
     parser.add_argument("--json", type=Path, default=None, help="also write the results here")
     parser.add_argument("--quick", action="store_true", help="the first four exchanges only")
-    args = parser.parse_args(argv)
+
+
+def command(args: argparse.Namespace) -> int:
+    """Run the scripted conversation and print the table (and write JSON if asked)."""
     results = run(args.quick, args.gate, progress=lambda text: print(text, flush=True))
     print()
     print(markdown(results).rsplit("\n\n", 1)[-1])
     if args.json is not None:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

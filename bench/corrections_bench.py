@@ -15,11 +15,12 @@ from our fresh6/fresh7 test sets; each split in a dev and a held-out half.
   local gate got wrong;
 - the local gate's decision time alone, and wrapped with 100 stored corrections.
 
-    python -m bench.corrections_bench [--quick] [--markdown FILE] [--json FILE]
+    python -m bench corrections [--quick] [--markdown FILE] [--json FILE]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 import statistics
@@ -343,15 +344,15 @@ def markdown(results: dict[str, Any], plots_dir: Path | None = None) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run this section alone; print JSON, optionally write the markdown."""
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="python -m bench.corrections_bench")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """This benchmark's options (`python -m bench corrections --help`)."""
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--markdown", type=Path)
     parser.add_argument("--json", type=Path, help="also write the results here")
-    args = parser.parse_args(argv)
+
+
+def command(args: argparse.Namespace) -> int:
+    """Run this section alone; print JSON, optionally write the markdown."""
     results = run(args.quick, lambda line: print(line, file=sys.stderr))
     text = json.dumps(results, indent=2, default=str)
     if args.json:
@@ -361,7 +362,3 @@ def main(argv: list[str] | None = None) -> int:
     if args.markdown:
         args.markdown.write_text(markdown(results) + "\n")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,6 @@
 """Time to a first real answer: `make demo` on a fresh clone, until the local model answers.
 
-    python -m bench.first_answer
+    python -m bench first-answer
 
 Clones this checkout's committed HEAD into a temporary folder and runs the README's demo
 command there, with an empty cache (XDG_CACHE_HOME), so the venv is created and installed
@@ -12,6 +12,7 @@ the local model's reply has finished streaming. Slow (minutes): the full bench r
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import subprocess
@@ -176,7 +177,7 @@ def _head(clone: Path) -> str:
 def run(quick: bool = False) -> dict[str, Any]:
     """The bench section: measured in full runs only (it takes minutes)."""
     if quick:
-        return {"skipped": "quick run (measure it alone: python -m bench.first_answer)"}
+        return {"skipped": "quick run (measure it alone: python -m bench first-answer)"}
     return measure()
 
 
@@ -214,7 +215,14 @@ def markdown(results: dict[str, Any], plots: Path) -> str:
     return "\n".join(lines)
 
 
-if __name__ == "__main__":
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """This benchmark's options (`python -m bench first-answer --help`)."""
+    parser.add_argument("--keep", action="store_true", help="keep the fresh clone afterwards")
+
+
+def command(args: argparse.Namespace) -> int:
+    """Measure once and print the stages as JSON."""
     import json
 
-    print(json.dumps(measure(keep="--keep" in sys.argv), indent=2))
+    print(json.dumps(measure(keep=args.keep), indent=2))
+    return 0

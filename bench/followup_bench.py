@@ -7,15 +7,15 @@ Three measurements, one section of `make bench`:
   gate's decision time with it (`bench/followup_retrieval.py`);
 - the resolver's rewrites against CANARD's human rewrites (`bench/rewrite_bench.py`).
 
-    python -m bench.followup_bench [--quick]
+    python -m bench followups [--quick]
 
 The held-out set, followup_chef_test, is not here: it is scored once, by hand,
-`python -m bench.answers_bench --sets followup_chef_test`.
+`python -m bench answers --sets followup_chef_test`.
 """
 
 from __future__ import annotations
 
-import sys
+import argparse
 from pathlib import Path
 from typing import Any
 
@@ -45,24 +45,30 @@ def markdown(results: dict[str, Any], plots: Path) -> str:
 
     return "\n".join(
         [
-            "Answers, last turns of conversations (`python -m bench.answers_bench --sets "
+            "Answers, last turns of conversations (`python -m bench answers --sets "
             + ",".join(DEV)
             + "`):",
             "",
             answers_bench.markdown(results["answers"], plots, plot_name="followups.png"),
             "",
-            "What the last turn is given, without a model (`python -m bench.followup_retrieval`):",
+            "What the last turn is given, without a model (`python -m bench followup-retrieval`):",
             "",
             followup_retrieval.markdown(results["retrieval"]),
-            "The resolver on CANARD (`python -m bench.rewrite_bench`):",
+            "The resolver on CANARD (`python -m bench rewrite`):",
             "",
             rewrite_bench.markdown(results["rewrite"]),
         ]
     )
 
 
-if __name__ == "__main__":
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """This benchmark's options (`python -m bench followups --help`)."""
+    parser.add_argument("--quick", action="store_true", help="fewer rows of each part")
+
+
+def command(args: argparse.Namespace) -> int:
+    """Run the section alone and print its figures as JSON."""
     import json
 
-    out = run("--quick" in sys.argv)
-    print(json.dumps(out, indent=2, default=str))
+    print(json.dumps(run(args.quick), indent=2, default=str))
+    return 0

@@ -7,13 +7,13 @@ the resolver's standalone text. The order alternates per row, so neither reading
 finds the prompt cache warmer. Prints p50 and p95 of each and their ratio, and how often
 each retrieved the memory follow-ups.
 
-    python -m bench.followup_llm_cost
+    python -m bench followup-llm-cost
 """
 
 from __future__ import annotations
 
+import argparse
 import statistics
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +63,7 @@ def run() -> dict[str, Any]:
     return out
 
 
-def main() -> int:
+def command(args: argparse.Namespace) -> int:
     """Print the table."""
     r = run()
     print(f"{r['model']}, {r['rows']} last turns of the follow-up dev sets, same run\n")
@@ -75,7 +75,3 @@ def main() -> int:
         print(f"| {key} | {f['p50_ms']} | {f['p95_ms']} | {f['memory_follow_ups_retrieved']} |")
     print(f"\np50 ratio, with / alone: {r['ratio_p50']}x")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

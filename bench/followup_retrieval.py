@@ -11,14 +11,13 @@ off. For the last turn it prints:
   message alone, the message with the turn it continues, and the resolver's query;
 - the local gate's decision time with the resolver, p50 and p95.
 
-    python -m bench.followup_retrieval [--sets followup_nurse_dev,followup_founder_dev]
+    python -m bench followup-retrieval [--sets followup_nurse_dev,followup_founder_dev]
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -140,14 +139,12 @@ def markdown(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Print one table per set."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """This benchmark's options (`python -m bench followup-retrieval --help`)."""
     parser.add_argument("--sets", default=",".join(DEV_SETS))
-    args = parser.parse_args(argv)
+
+
+def command(args: argparse.Namespace) -> int:
+    """Print one table per set."""
     print(markdown(run(tuple(args.sets.split(",")))))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,6 @@
 """Write docs/gate-report.md and docs/gate-confusion.png: the local gate vs the baselines.
 
-    python bench/gate_report.py [--eval-dir ../shared/eval] [--quick]
+    python -m bench gate-report [--eval-dir ../shared/eval] [--quick]
 
 Scores local, length, always and never on the external set (per source), on the
 project's own held-out split and four unseen sets, and on the external hard set; counts
@@ -14,14 +14,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # runnable as a script from a checkout
+from assistant.eval.gate_eval import Row, evaluate, read_rows
 
-from assistant.eval.gate_eval import Row, evaluate, read_rows  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 DOCS = ROOT / "docs"
 DEFAULT_EVAL_DIR = ROOT.parent / "shared" / "eval"
@@ -278,19 +276,17 @@ def render(figures: dict[str, Any]) -> str:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Command line: write the report (or print quick figures)."""
-    parser = argparse.ArgumentParser(description=__doc__)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """This benchmark's options (`python -m bench gate-report --help`)."""
     parser.add_argument("--eval-dir", type=Path, default=None, help="the external eval data")
     parser.add_argument("--quick", action="store_true", help="subsample, print, write nothing")
-    args = parser.parse_args(argv)
+
+
+def command(args: argparse.Namespace) -> int:
+    """Command line: write the report (or print quick figures)."""
     figures = run(args.quick, args.eval_dir)
     if args.quick:
         print(json.dumps(figures, indent=1))
     else:
         print(f"wrote {DOCS / 'gate-report.md'} and {DOCS / 'gate-confusion.png'}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

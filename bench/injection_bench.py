@@ -18,7 +18,7 @@ Model-free figures come first: what share of each source the write-time check fl
 BIPIA's training attacks (not read while the rules were written), on the demo persona and
 on the 5,882 turns of LoCoMo (`../shared/eval`, when present) as benign text.
 
-`python -m bench.injection_bench [--quick] [--json]`; `make bench` runs it as a section.
+`python -m bench injection [--quick] [--json]`; `make bench` runs it as a section.
 """
 
 from __future__ import annotations
@@ -339,20 +339,21 @@ def run(
         results["skipped"] = missing
         return results
     from assistant.config import Settings
-    from assistant.factory import start_local_model
+    from assistant.eval.local_server import ModelNotReady, start_local
     from assistant.llm import make_client
     from memory.persona import seed_demo
     from memory.store import MemoryStore
 
     chosen = sample(rows, quick, every)
-    settings, local = start_local_model(Settings.from_env({}))
     try:
-        status = local.wait_ready()
-        if not status.ready:
-            results["skipped"] = f"the local model did not start: {status.error}"
-            return results
+        model = start_local(Settings.from_env({}))
+    except ModelNotReady as exc:
+        results["skipped"] = str(exc)
+        return results
+    with model:
+        settings = model.settings
         client = make_client(settings)
-        results["model"] = status.name
+        results["model"] = model.name
         results["rows"] = len(chosen)
         results["every"] = every
         results["load_average_before"] = load_average()
@@ -380,8 +381,6 @@ def run(
         results["rows_off"] = runs[False]
         results["rows_on"] = runs[True]
         return results
-    finally:
-        local.stop()
 
 
 def _read_rows(path: Path | None) -> list[dict[str, Any]]:
@@ -463,9 +462,8 @@ def markdown(results: dict[str, Any], plots: Path) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark and print the section (or the whole result as JSON)."""
-    parser = argparse.ArgumentParser(prog="python -m bench.injection_bench", description=__doc__)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """This benchmark's options (`python -m bench injection --help`)."""
     parser.add_argument("--quick", action="store_true", help="4 attacks and 2 benign notes")
     parser.add_argument("--json", type=Path, help="also write every row's result here")
     parser.add_argument(
@@ -474,7 +472,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--every", type=int, default=1, help="ask every n-th row of each source (a shorter run)"
     )
-    args = parser.parse_args(argv)
+
+
+def command(args: argparse.Namespace) -> int:
+    """Run the benchmark and print the section (or the whole result as JSON)."""
     results = run(
         args.quick,
         progress=lambda s: print(s, file=sys.stderr),
@@ -485,7 +486,3 @@ def main(argv: list[str] | None = None) -> int:
         args.json.write_text(json.dumps(results, indent=2, ensure_ascii=False))
     print(markdown(results, Path(".")))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

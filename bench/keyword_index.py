@@ -1,6 +1,6 @@
 """The keyword index, measured: SQLite FTS5 against the hand-written BM25 (memory/lexical.py).
 
-python -m bench.keyword_index [--sizes 10000 100000] [--locomo PATH] [--repeat 3]
+python -m bench keyword-index [--sizes 10000 100000] [--locomo PATH] [--repeat 3]
 
 Both sides get the same words: FTS5 stores the text after memory.lexical.tokenize (the
 same stemming and stopwords), so what differs is the engine, not the tokenizer. Printed:
@@ -223,14 +223,16 @@ def Bm25Side_of(index: BM25Index) -> Bm25Side:  # noqa: N802 - reads as a constr
     return side
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Print the figures, one `name: value` per line."""
-    parser = argparse.ArgumentParser(prog="python -m bench.keyword_index")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """This benchmark's options (`python -m bench keyword-index --help`)."""
     parser.add_argument("--sizes", type=int, nargs="*", default=[10_000, 100_000])
     parser.add_argument("--locomo", type=Path, default=EVAL_DIR / "locomo10_memory.json")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-recall", action="store_true", help="sizes only, no LoCoMo")
-    args = parser.parse_args(argv)
+
+
+def command(args: argparse.Namespace) -> int:
+    """Print the figures, one `name: value` per line."""
     print(f"sqlite {sqlite3.sqlite_version}")
     if args.no_recall:
         print("locomo: skipped (--no-recall)")
@@ -244,7 +246,3 @@ def main(argv: list[str] | None = None) -> int:
             for key, value in sizes(n, args.repeat, Path(tmp)).items():
                 print(f"n={n} {key}: {value}", flush=True)
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -10,11 +10,12 @@ One run, one llama.cpp server started the way the app starts it (so the warm-up 
   `/v1/messages`, no grammar) on a stratified sample;
 - for every gate, what it changed against the local gate: flips right and flips wrong.
 
-    python -m bench.llm_gate_bench [--quick] [--markdown FILE]
+    python -m bench llm-gate [--quick] [--markdown FILE]
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import random
 import sys
@@ -95,6 +96,7 @@ def run(
 ) -> dict[str, Any]:
     """Start the built-in model as the app does, and measure every gate."""
     from assistant.config import Settings
+    from assistant.eval.local_server import ModelNotReady, attach
     from assistant.factory import build_assistant
     from assistant.gate import LOCAL_GATE_PROMPT, LlmGate
     from assistant.llm_trust import load_trust
@@ -111,18 +113,20 @@ def run(
         settings = Settings.from_env().with_(memory_dir=Path(tmp) / "mem", user_id="bench")
         started = time.perf_counter()
         assistant = build_assistant(settings, seed_if_empty=False)
-        status = assistant.local.wait_ready() if assistant.local else None
-        if status is None or not status.ready:
-            return {"skipped": f"the local model did not start: {status and status.error}"}
-        ready_s = time.perf_counter() - started
+        if assistant.local is None:
+            return {"skipped": "a key or an endpoint is set: the built-in model did not start"}
         try:
+            model = attach(assistant.local, assistant.settings, started=started)
+        except ModelNotReady as exc:
+            return {"skipped": str(exc)}
+        with model:
             llm = assistant.gate("llm")
             first = llm.decide(FIRST_MESSAGE)
             out: dict[str, Any] = {
-                "model": status.name,
+                "model": model.name,
                 "gate_timeout_s": assistant.settings.gate_timeout,
                 "load_average_before": os.getloadavg(),
-                "ready_s": round(ready_s, 1),
+                "ready_s": model.ready_s,
                 "first_decision": {
                     "message": FIRST_MESSAGE,
                     "ms": round(first.elapsed_ms, 1),
@@ -169,9 +173,6 @@ def run(
                         per[name]["local_on_same"] = run_gate(gates["local"], these, local_says)
                 out[set_name] = per
             out["load_average_after"] = os.getloadavg()
-        finally:
-            if assistant.local is not None:
-                assistant.local.stop()
     return out
 
 
@@ -203,7 +204,7 @@ def markdown(results: dict[str, Any], plots_dir: Path | None = None) -> str:
         f"**{first['ms']:,.0f} ms**, {'FAILED OPEN' if first['failed_open'] else 'not failed open'}"
         f" ({first['reason']}).",
         "",
-        f"Trust measured for this model on held-out sets (`python -m bench.calibrate_llm_gate`): "
+        f"Trust measured for this model on held-out sets (`python -m bench calibrate-llm-gate`): "
         f"style `{trust['style']}`, threshold on P(true) {trust['threshold']:.2f}, cascade "
         f"band {trust['band']} logits, weight {trust['weight']:g}.",
         "",
@@ -225,17 +226,18 @@ def markdown(results: dict[str, Any], plots_dir: Path | None = None) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run this section alone; print JSON, optionally write the markdown."""
-    import argparse
-    import json
-
-    parser = argparse.ArgumentParser(prog="python -m bench.llm_gate_bench")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """This benchmark's options (`python -m bench llm-gate --help`)."""
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--markdown", type=Path)
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument("--old-n", type=int, help="messages per set for the slow ways of asking")
-    args = parser.parse_args(argv)
+
+
+def command(args: argparse.Namespace) -> int:
+    """Run this section alone; print JSON, optionally write the markdown."""
+    import json
+
     results = run(args.quick, lambda line: print(line, file=sys.stderr), args.old_n)
     text = json.dumps(results, indent=2, default=str)
     print(text)
@@ -244,7 +246,3 @@ def main(argv: list[str] | None = None) -> int:
     if args.markdown:
         args.markdown.write_text(markdown(results) + "\n")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

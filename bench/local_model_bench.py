@@ -16,11 +16,11 @@ Skipped, with a line saying why, when the model parts are not installed.
 
 from __future__ import annotations
 
+import argparse
 import random
 import statistics
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -159,33 +159,31 @@ def compare_prompts(
     what the model says rather than on how loaded the cores are.
     """
     from assistant.config import Settings
+    from assistant.eval.local_server import ModelNotReady, start_local
     from assistant.gate import GATE_PROMPT, LOCAL_GATE_PROMPT, LlmGate
     from assistant.llm import make_client
-    from assistant.local_model import LocalModel
 
-    local = LocalModel(threads=threads).start()
     try:
-        status = local.wait_ready()
-        if not status.ready:
-            return {"skipped": f"the local model did not start: {status.error}"}
-        settings = Settings(base_url=local.base_url, gate_model=local.alias)
-        client = make_client(settings)
+        model = start_local(Settings(), threads=threads)
+    except ModelNotReady as exc:
+        return {"skipped": str(exc)}
+    with model:
+        client = make_client(model.settings)
+        alias = model.settings.gate_model
         rows = [r for rows in gate_samples(size).values() for r in rows]
         out: dict[str, Any] = {
-            "model": status.name, "threads": threads, "timeout_s": timeout, "n": len(rows),
+            "model": model.name, "threads": threads, "timeout_s": timeout, "n": len(rows),
             "load_average_before": load_average(),
         }  # fmt: skip
         for name, prompt in (("seed", GATE_PROMPT), ("local", LOCAL_GATE_PROMPT)):
             progress(f"prompt {name} on {len(rows)} unseen messages")
-            gate = LlmGate(client, local.alias, timeout=timeout, prompt=prompt)
+            gate = LlmGate(client, alias, timeout=timeout, prompt=prompt)
             result = evaluate(gate, rows, by="source")
             out[name] = {
                 k: result[k] for k in ("n", "accuracy", "recall", "p50_ms", "p95_ms", "failed_open")
             }
         out["load_average_after"] = load_average()
         return out
-    finally:
-        local.stop()
 
 
 class FreshNotes:
@@ -334,20 +332,20 @@ def run(
     if missing:
         return {"skipped": missing}
     from assistant.config import Settings
-    from assistant.factory import start_local_model
+    from assistant.eval.local_server import ModelNotReady, start_local
     from assistant.llm import make_client
 
     # The app's no-key settings; only the gate's timeout may be raised (MEMGATE_GATE_TIMEOUT),
     # to judge the model's answers apart from a busy machine's delays.
-    settings, local = start_local_model(Settings(gate_timeout=Settings.from_env().gate_timeout))
     try:
-        started = time.perf_counter()
-        status = local.wait_ready()
-        if not status.ready:
-            return {"skipped": f"the local model did not start: {status.error}"}
+        model = start_local(Settings(gate_timeout=Settings.from_env().gate_timeout))
+    except ModelNotReady as exc:
+        return {"skipped": str(exc)}
+    with model:
+        settings = model.settings
         results: dict[str, Any] = {
-            "model": status.name,
-            "model_ready_s": round(time.perf_counter() - started, 1),
+            "model": model.name,
+            "model_ready_s": model.ready_s,
             "gate_timeout_s": settings.gate_timeout,
             "load_average_before": load_average(),
         }
@@ -358,8 +356,6 @@ def run(
         results["replies"] = run_replies(settings, client, size, progress)
         results["load_average_after"] = load_average()
         return results
-    finally:
-        local.stop()
 
 
 def _gate_table(per_gate: dict[str, Any]) -> list[str]:
@@ -451,22 +447,26 @@ def markdown(results: dict[str, Any], plots: Path) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run this section alone, optionally smaller than a full run; print JSON, write markdown."""
-    import argparse
-    import json
+# The sizes a command line may override (--per-source 3 ...).
+SIZE_OPTIONS = ("per_source", "per_kind", "own_total", "turns", "short", "seed_prompt")
 
-    parser = argparse.ArgumentParser(prog="python -m bench.local_model_bench")
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """This benchmark's options (`python -m bench local-model --help`)."""
     parser.add_argument("--quick", action="store_true", help="12 gate messages, 3 turns")
-    names = ("per_source", "per_kind", "own_total", "turns", "short", "seed_prompt")
-    for name in names:
+    for name in SIZE_OPTIONS:
         parser.add_argument("--" + name.replace("_", "-"), type=int, help="override a size")
     parser.add_argument("--prompts", action="store_true", help="only compare the gate prompts")
     parser.add_argument("--threads", type=int, default=1, help="with --prompts")
     parser.add_argument("--gate-timeout", type=float, default=60.0, help="with --prompts")
     parser.add_argument("--markdown", type=Path, help="also write the section here")
-    args = parser.parse_args(argv)
-    sizes = {k: v for k in names if (v := vars(args)[k]) is not None}
+
+
+def command(args: argparse.Namespace) -> int:
+    """Run this section alone, optionally smaller than a full run; print JSON, write markdown."""
+    import json
+
+    sizes = {k: v for k in SIZE_OPTIONS if (v := vars(args)[k]) is not None}
 
     def progress(line: str) -> None:
         print(line, file=sys.stderr)  # stdout is the JSON
@@ -481,7 +481,3 @@ def main(argv: list[str] | None = None) -> int:
     if args.markdown:
         args.markdown.write_text(markdown(results, args.markdown.parent) + "\n")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

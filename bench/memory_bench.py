@@ -1,6 +1,6 @@
 """Memory benchmark: add rate, search latency vs size, disk, cold open, embeddings, recall.
 
-Run: python -m bench.memory_bench [--quick] [--json]. Sizes 1k / 10k / 100k are generated
+Run: python -m bench memory [--quick] [--json]. Sizes 1k / 10k / 100k are generated
 reproducibly (seeded templates). The 1k store is embedded for real. For 10k and 100k,
 embedding every text would take ~7 minutes per 100k on this machine, so a pool of real
 sentence embeddings is combined instead: each memory's text is two pool sentences joined,
@@ -31,84 +31,15 @@ ROOT = Path(__file__).resolve().parent.parent
 # The shared evaluation data sits next to the project checkout (see DESIGN.md).
 EVAL_DIR = Settings.from_env().eval_dir or ROOT.parent / "shared" / "eval"
 
-NAMES = [
-    "Alex",
-    "Maya",
-    "Jordan",
-    "Priya",
-    "Ben",
-    "Linda",
-    "Ray",
-    "Tiago",
-    "Sam",
-    "Noor",
-    "Kenji",
-    "Ava",
-    "Omar",
-    "Lucia",
-    "Theo",
-    "Ines",
-    "Marco",
-    "Yara",
-    "Finn",
-    "Zoe",
-]
-VERBS = [
-    "is meeting",
-    "is having dinner with",
-    "called",
-    "is flying to see",
-    "owes money to",
-    "is planning a trip with",
-    "borrowed a book from",
-    "is cooking for",
-    "emailed",
-    "is going hiking with",
-    "has a call with",
-    "sent a gift to",
-]
-PLACES = [
-    "Nopa",
-    "Lisbon",
-    "the office",
-    "Point Reyes",
-    "Kyoto",
-    "the gym",
-    "Denver",
-    "Green Apple Books",
-    "Mission Playground",
-    "the airport",
-    "Oakland",
-    "the lake",
-]
-WHENS = [
-    "on Monday",
-    "on Tuesday at 9am",
-    "next Thursday at 7:30pm",
-    "this weekend",
-    "on March 3",
-    "in April",
-    "tomorrow morning",
-    "on Friday night",
-    "in two weeks",
-    "on December 18",
-    "every Sunday",
-    "after work",
-]
-TOPICS = [
-    "the billing migration",
-    "a pottery class",
-    "the half marathon",
-    "sourdough",
-    "the passport renewal",
-    "a board game night",
-    "the apartment search",
-    "a jazz concert",
-    "the thyroid medication",
-    "Portuguese lessons",
-    "film photography",
-    "the budget",
-]
+# Words combined into synthetic memories and questions: bench/data/synthetic_memories.json.
+_WORDS = json.loads(
+    (ROOT / "bench" / "data" / "synthetic_memories.json").read_text(encoding="utf-8")
+)
+NAMES: list[str] = _WORDS["names"]
+VERBS: list[str] = _WORDS["verbs"]
+PLACES: list[str] = _WORDS["places"]
+WHENS: list[str] = _WORDS["whens"]
+TOPICS: list[str] = _WORDS["topics"]
 
 
 def sentence(rng: random.Random) -> str:
@@ -324,9 +255,9 @@ def bench_embedding_ratio(n: int = 30, batches: int = 2) -> dict[str, Any]:
 
 def bench_server_vs_embedded(n: int, n_queries: int) -> dict[str, Any]:
     """The same searches on an embedded PersistentClient and on a local `chroma run` server."""
-    from bench.chroma_server import ChromaServer, chroma_executable
     from memory.embeddings import shared_model
     from memory.store import MemoryStore
+    from tests.servers.chroma_server import ChromaServer, chroma_executable
 
     if not chroma_executable().exists():
         return {"skipped": "the chroma executable is not installed"}
@@ -362,8 +293,8 @@ def bench_server_vs_embedded(n: int, n_queries: int) -> dict[str, Any]:
 
 def bench_processes(n_procs: int = 4, writes: int = 100) -> dict[str, Any]:
     """Separate processes on one `chroma run`: each writes and searches, then all verify."""
-    from bench.chroma_server import ChromaServer, chroma_executable
-    from bench.store_worker import Worker
+    from tests.servers.chroma_server import ChromaServer, chroma_executable
+    from tests.servers.store_worker import Worker
 
     if not chroma_executable().exists():
         return {"skipped": "the chroma executable is not installed"}
@@ -542,9 +473,8 @@ def _plot_sizes(sizes: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Command line: print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """This benchmark's options (`python -m bench memory --help`)."""
     parser.add_argument(
         "--quick", action="store_true", help="1k pooled memories only; no LoCoMo; < 1 min"
     )
@@ -555,14 +485,13 @@ def main(argv: list[str] | None = None) -> int:
         nargs="+",
         help="only the size table, for these store sizes (JSON; e.g. --sizes 10000 100000)",
     )
-    args = parser.parse_args(argv)
+
+
+def command(args: argparse.Namespace) -> int:
+    """Command line: print the figures."""
     if args.sizes:
         print(json.dumps(bench_sizes(args.sizes, n_queries=100), indent=2))
         return 0
     results = run(args.quick)
     print(json.dumps(results, indent=2) if args.json else markdown(results))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

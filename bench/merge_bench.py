@@ -1,6 +1,6 @@
 """Which pairs of texts the store merges: true duplicates merged, different facts kept apart.
 
-    python -m bench.merge_bench [--pairs FILE] [--show]
+    python -m bench merge [--pairs FILE] [--show]
 
 Each labelled pair (`training/data/merge_pairs.jsonl`: {"a", "b", "same", "kind"}) goes
 through a real store in a temporary folder, three ways: `remember(a)` then `remember(b)`
@@ -85,12 +85,14 @@ def merged(store: MemoryStore, way: Callable[[MemoryStore, Pair], None], pair: P
     return store.count() == 1
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Print, per way of writing, how many pairs of each label were merged."""
-    parser = argparse.ArgumentParser(prog="python -m bench.merge_bench", description=__doc__)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """This benchmark's options (`python -m bench merge --help`)."""
     parser.add_argument("--pairs", type=Path, default=PAIRS)
     parser.add_argument("--show", action="store_true", help="list every wrong decision")
-    args = parser.parse_args(argv)
+
+
+def command(args: argparse.Namespace) -> int:
+    """Print, per way of writing, how many pairs of each label were merged."""
     pairs = load_pairs(args.pairs)
     same = [p for p in pairs if p.same]
     perms = [p for p in pairs if p.permutation]
@@ -132,7 +134,3 @@ def main(argv: list[str] | None = None) -> int:
             pair = f"{p.a!r} / {p.b!r}"
             print(f"  {cosine[i]:.3f} {p.kind:20s} {verdict:10s} {pair} ({'; '.join(ways)})")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

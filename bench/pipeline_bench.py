@@ -6,6 +6,7 @@ overhead: what the gate, the search and the pipeline cost outside the network.
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import tempfile
 import time
@@ -233,8 +234,14 @@ def _time_each(fn: Callable[[str], Any], items: list[str]) -> list[float]:
     return out
 
 
-if __name__ == "__main__":
-    import json
-    import sys
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """This benchmark's options (`python -m bench pipeline --help`)."""
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
 
-    print(json.dumps(run(quick="--quick" in sys.argv), indent=2))
+
+def command(args: argparse.Namespace) -> int:
+    """Run the section alone and print its figures as JSON."""
+    import json
+
+    print(json.dumps(run(quick=args.quick), indent=2))
+    return 0

@@ -31,7 +31,7 @@ Scores:
   said `follow_up` on rows the person rewrote and on rows left as they were.
 - p50 ms per call, measured in this run.
 
-`python -m bench.rewrite_bench [--data PATH] [--resolver all|copy|concat|ours]
+`python -m bench rewrite [--data PATH] [--resolver all|copy|concat|ours]
 [--limit N] [--json]`.
 """
 
@@ -42,7 +42,6 @@ import json
 import math
 import re
 import statistics
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -377,19 +376,17 @@ def markdown(results: dict[str, Any], plots_dir: Path | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Print the table (or JSON) for the chosen resolvers."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """This benchmark's options (`python -m bench rewrite --help`)."""
     parser.add_argument("--data", type=Path, default=SAMPLE, help="CANARD JSON or JSONL")
     parser.add_argument("--resolver", choices=("all", "copy", "concat", "ours"), default="all")
     parser.add_argument("--limit", type=int, default=None, help="first N rows only")
     parser.add_argument("--quick", action="store_true", help=f"first {QUICK_ROWS} rows")
     parser.add_argument("--json", action="store_true")
-    args = parser.parse_args(argv)
+
+
+def command(args: argparse.Namespace) -> int:
+    """Print the table (or JSON) for the chosen resolvers."""
     results = run(args.quick, args.data, args.resolver, args.limit)
     print(json.dumps(results, indent=2) if args.json else markdown(results), end="")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,6 @@
 """The README's picture, docs/screenshot.png: a skipped and a retrieved turn in Chromium.
 
-    python -m bench.screenshot [--out docs/screenshot.png]
+    python -m bench screenshot [--out docs/screenshot.png]
 
 `make bench` runs it too. The demo runs as `make demo` does with no key (on the built-in
 local model when it is installed, else offline), on fresh memories in a temporary folder,
@@ -56,18 +56,16 @@ def _shoot(out: Path, memory_dir: Path, env: dict[str, str], answer: str | re.Pa
             raise
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Command line: write the screenshot, or say why the browser cannot run here."""
-    parser = argparse.ArgumentParser(prog="python -m bench.screenshot", description=__doc__)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """This benchmark's options (`python -m bench screenshot --help`)."""
     parser.add_argument("--out", type=Path, default=SCREENSHOT)
-    args = parser.parse_args(argv)
+
+
+def command(args: argparse.Namespace) -> int:
+    """Command line: write the screenshot, or say why the browser cannot run here."""
     missing = browser_missing()
     if missing:
         print(f"error: {missing}", file=sys.stderr)
         return 1
     print(f"wrote {take(args.out)}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -25,11 +24,13 @@ def recall(ranked: list[list[str]], targets: list[set[str]], k: int) -> float:
     return float(np.mean([bool(set(r[:k]) & t) for r, t in zip(ranked, targets, strict=True)]))
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Print recall@5/@10 for text formats x fusion settings."""
-    parser = argparse.ArgumentParser(description=__doc__)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """This benchmark's options (`python -m bench tune-hybrid --help`)."""
     parser.add_argument("locomo", type=Path)
-    args = parser.parse_args(argv)
+
+
+def command(args: argparse.Namespace) -> int:
+    """Print recall@5/@10 for text formats x fusion settings."""
     model = shared_model()
     rows = []
     for fmt in ("plain", "speaker", "speaker+caption", "speaker+caption+date"):
@@ -78,7 +79,3 @@ def main(argv: list[str] | None = None) -> int:
     for r5, r10, key in rows:
         print(f"{r5:.3f} {r10:.3f} {key}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

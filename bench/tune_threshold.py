@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import tempfile
 from pathlib import Path
 
@@ -15,9 +14,8 @@ from memory.persona import QUESTIONS_PATH, UNRELATED_PATH, seed_demo
 from memory.store import MemoryStore
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Print score quantiles and the recall / false-injection trade-off per threshold."""
-    parser = argparse.ArgumentParser(description=__doc__)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """This benchmark's options (`python -m bench tune-threshold --help`)."""
     parser.add_argument(
         "--external",
         type=Path,
@@ -25,7 +23,10 @@ def main(argv: list[str] | None = None) -> int:
         help="optional gate_external.jsonl: its retrieve=false messages are "
         "added to the unrelated set",
     )
-    args = parser.parse_args(argv)
+
+
+def command(args: argparse.Namespace) -> int:
+    """Print score quantiles and the recall / false-injection trade-off per threshold."""
     unrelated = [r["question"] for _, r in read_jsonl(UNRELATED_PATH)]
     if args.external:
         unrelated += [r["message"] for _, r in read_jsonl(args.external) if r["retrieve"] is False]
@@ -58,7 +59,3 @@ def main(argv: list[str] | None = None) -> int:
         )
     )
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,6 @@
 """Drive the real app in a real browser: the demo on 127.0.0.1 plus headless Debian Chromium.
 
-Used by the browser test, and by the benchmarks (cold start) and `python -m bench.screenshot`,
+Used by the browser test, and by the benchmarks (cold start) and `python -m bench screenshot`,
 which reuse this driver rather than copy it.
 """
 

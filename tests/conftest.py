@@ -124,7 +124,7 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """A real `chroma run` server on a free loopback port, stopped after the module."""
     import sys
 
-    from bench.chroma_server import ChromaServer, chroma_executable  # heavy: only when used
+    from tests.servers.chroma_server import ChromaServer, chroma_executable  # heavy: only when used
 
     if not chroma_executable().exists():
         pytest.skip(f"the chroma executable is not installed next to {sys.executable}")

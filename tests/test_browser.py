@@ -2,7 +2,7 @@
 
 Skipped (with the reason) when Chromium or Playwright is missing, unless
 MEMGATE_REQUIRE_BROWSER=1 (CI), where a missing browser is a failure. It writes only to
-its temporary folder: docs/screenshot.png is made by `python -m bench.screenshot`.
+its temporary folder: docs/screenshot.png is made by `python -m bench screenshot`.
 """
 
 from __future__ import annotations

@@ -13,9 +13,9 @@ import pytest
 from assistant.corrected_gate import GateReader, with_corrections
 from assistant.gate import Method
 from assistant.local_gate import shared_local_gate
-from bench.chroma_server import ChromaServer
 from memory.corrections import CorrectionBook
 from memory.store import MemoryStore
+from tests.servers.chroma_server import ChromaServer
 
 pytestmark = pytest.mark.server
 ROOT = Path(__file__).resolve().parents[1]

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.chroma_server import ChromaServer
-from bench.store_worker import Worker
+from tests.servers.chroma_server import ChromaServer
+from tests.servers.store_worker import Worker
 
 pytestmark = pytest.mark.server
 

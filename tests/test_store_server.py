@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from bench.chroma_server import ChromaServer, chroma_executable
 from memory.keyword import KeywordIndexes
 from memory.persona import seed_demo
 from memory.store import MemoryStore
+from tests.servers.chroma_server import ChromaServer, chroma_executable
 
 pytestmark = pytest.mark.server
 

@@ -122,15 +122,14 @@ def start_model(settings: Settings | None = None) -> ModelUnderTest:
     settings = settings or Settings.from_env()
     local = None
     if settings.wants_local_model:
-        from assistant.factory import start_local_model
+        from assistant.eval.local_server import ModelNotReady, start_local
 
-        print("starting the local model (llama.cpp on 127.0.0.1)…", file=sys.stderr)
-        settings, local = start_local_model(settings)
-        status = local.wait_ready()
-        if not status.ready:
-            local.stop()
-            raise DataError(f"the local model did not start: {status.error}")
-        model = f"{status.name} (local GGUF)"
+        try:
+            running = start_local(settings, say=True)
+        except ModelNotReady as exc:
+            raise DataError(str(exc)) from None
+        settings, local = running.settings, running.local
+        model = f"{running.name} (local GGUF)"
     elif not settings.model_configured:
         raise DataError(
             "answers need a model: set ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL, or unset "

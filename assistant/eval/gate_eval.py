@@ -107,16 +107,15 @@ def make_gate(mode: str, env: dict[str, str] | None = None) -> GateUnderTest:
     model = endpoint = local = None
     if MODES[mode].needs_model:
         if settings.wants_local_model:
-            from assistant.factory import start_local_model
+            from assistant.eval.local_server import ModelNotReady, start_local
 
-            print("starting the local model (llama.cpp on 127.0.0.1)…", file=sys.stderr)
-            settings, local = start_local_model(settings)
-            status = local.wait_ready()
-            if not status.ready:
-                local.stop()
-                print(f"error: the local model did not start: {status.error}", file=sys.stderr)
-                raise SystemExit(2)
-            model = f"{status.name} (local GGUF)"
+            try:
+                running = start_local(settings, say=True)
+            except ModelNotReady as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                raise SystemExit(2) from None
+            settings, local = running.settings, running.local
+            model = f"{running.name} (local GGUF)"
         elif not settings.model_configured:
             print(
                 f"error: --gate {mode} calls a model: set ANTHROPIC_API_KEY or "

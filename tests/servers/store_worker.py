@@ -3,8 +3,9 @@
 Not shipped: only tests and benchmarks run several store processes against one server.
 
 Tests and benchmarks use it to run real, separate processes against one Chroma server:
-`Worker(host, port, user)` starts `python -m bench.store_worker`, which opens its store before it
-answers "ready"; `worker.call("add", text=...)` sends one command and waits for its reply.
+`Worker(host, port, user)` starts `python -m tests.servers.store_worker`, which opens its
+store before it answers "ready"; `worker.call("add", text=...)` sends one command and
+waits for its reply.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the checkout: tests/servers/ is two below
 
 
 def _memory(m: Any) -> dict[str, Any]:
@@ -114,7 +115,15 @@ class Worker:
     def __init__(self, host: str, port: int, user: str, cache_dir: Path) -> None:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "bench.store_worker", host, str(port), user, str(cache_dir)],
+            [
+                sys.executable,
+                "-m",
+                "tests.servers.store_worker",
+                host,
+                str(port),
+                user,
+                str(cache_dir),
+            ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -166,7 +175,7 @@ class Worker:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Command line: python -m bench.store_worker HOST PORT USER CACHE_DIR."""
+    """Command line: python -m tests.servers.store_worker HOST PORT USER CACHE_DIR."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("host")
     parser.add_argument("port", type=int)

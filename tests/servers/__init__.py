@@ -1,0 +1,1 @@
+"""Servers the tests (and the memory benchmark) start: a Chroma server, a store worker."""
