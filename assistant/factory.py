@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 from assistant.capture import Capturer
 from assistant.chat import Chat
 from assistant.config import Settings
-from assistant.gate import Gate
-from assistant.gate_modes import modes_for
+from assistant.gates.base import Gate, GateMode
+from assistant.gates.registry import modes_for
 from assistant.llm import make_client
 from assistant.local_model import ModelState
 from assistant.offline import OfflineResponder
@@ -21,7 +21,7 @@ from assistant.text import end_sentence
 from assistant.wiring import GateShelf, Wiring, needs_a_model
 
 if TYPE_CHECKING:  # the store imports Chroma: only building one pays for it
-    from assistant.llm_trust import LlmTrust
+    from assistant.gates.trust import LlmTrust
     from assistant.local_model import LocalModel, ModelStatus
     from memory.corrections import CorrectionBook
     from memory.store import MemoryStore
@@ -80,7 +80,7 @@ class Assistant:
         return self._wiring.offline or self._failed_reason() is not None
 
     @property
-    def available_gate_modes(self) -> tuple[str, ...]:
+    def available_gate_modes(self) -> tuple[GateMode, ...]:
         """Gate modes that can run with this configuration."""
         return modes_for(not self.offline)
 
@@ -88,7 +88,7 @@ class Assistant:
     def default_gate_mode(self) -> str:
         """The gate mode a new session starts with."""
         mode = self._wiring.pipeline.gate.name
-        return mode if mode in self.available_gate_modes else "local"
+        return mode if mode in self.available_gate_modes else GateMode.LOCAL
 
     def gate(self, mode: str) -> Gate:
         """The gate for `mode`, built on first use (the local gate loads its weights once)."""
@@ -143,7 +143,7 @@ class Assistant:
         gates = GateShelf.for_settings(self.settings, None, built, old.corrections)
         gate = old.pipeline.gate
         if gate.name not in gates.modes:
-            gate = gates.get("local")
+            gate = gates.get(GateMode.LOCAL)
         pipeline = old.pipeline.with_(
             gate=gate, responder=OfflineResponder(), capturer=Capturer(self.store)
         )
@@ -177,14 +177,14 @@ class Assistant:
 
     def llm_trust(self) -> LlmTrust:
         """What the LLM gate of this configuration's model was measured to be worth."""
-        from assistant.llm_trust import load_trust
+        from assistant.gates.trust import load_trust, trust_key
 
-        return load_trust(self.settings.gate_model_key)
+        return load_trust(trust_key(self.settings))
 
     def warm_llm_gate(self) -> None:
         """Have the model read the LLM gate's prompt once, so its first decision is not cold."""
         if not self.offline:
-            self.gate("llm").warm()
+            self.gate(GateMode.LLM).warm()
 
     def restart_model(self) -> str:
         """Restart the local model by hand (the sidebar button)."""
@@ -256,9 +256,9 @@ def build_assistant(settings: Settings | None = None, *, seed_if_empty: bool = T
     # llm/cascade without a model would fail open on every turn: use local instead.
     mode = settings.gate_mode
     if mode not in modes_for(client is not None):
-        mode = "local"
+        mode = GateMode.LOCAL
     # One book per process, on the store's own Chroma client: every gate shares it.
-    from assistant.corrections import open_corrections
+    from assistant.gates.corrections.actions import open_corrections
 
     corrections = open_corrections(store)
     gates = GateShelf.for_settings(settings, client, corrections=corrections)

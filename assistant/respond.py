@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Protocol
 
-from assistant.llm import MessagesApi, ModelCallError
+from assistant.completion import ModelCallError
+from assistant.llm import MessagesApi
 from assistant.text import Label
 from memory.records import Memory
 

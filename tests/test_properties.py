@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from assistant.arithmetic import ArithmeticError_, answer_arithmetic, evaluate
-from assistant.gate import LlmGate, Method
+from assistant.gates.base import Method
+from assistant.gates.llm import LlmGate
 from memory.store import Memory, MemoryStore, MemoryStoreError
 
 

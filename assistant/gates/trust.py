@@ -19,9 +19,14 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-TRUST_PATH = Path(__file__).resolve().parent / "data" / "llm_trust.json"
+from assistant.gates.base import GateMode
+
+if TYPE_CHECKING:
+    from assistant.config import Settings
+
+TRUST_PATH = Path(__file__).resolve().parents[1] / "data" / "llm_trust.json"
 UNMEASURED_WEIGHT = 1e6  # the LLM's answer overrides the local margin: the old cascade
 HOSTED_CONFIDENCE = 0.95  # a yes or no without probabilities counts as this sure
 
@@ -66,13 +71,23 @@ class LlmTrust:
             f"accuracy {figures['accuracy']:.2f}, recall {figures['recall']:.2f} "
             f"on {figures['n']} held-out messages"
         )
-        if mode == "cascade" and not self.asks_llm:
+        if mode == GateMode.CASCADE and not self.asks_llm:
             # A mode that silently does nothing is a trap for a presenter: say it first.
             return (
                 "cascade is local with this model: the LLM's vote was measured no help "
                 f"here, so it is never asked ({scored})"
             )
         return f"{mode}: {scored}"
+
+
+def trust_key(settings: Settings) -> str:
+    """The name the LLM gate's measurements are filed under: the gate model's, or on our
+    own llama.cpp server the model file's."""
+    if settings.native_url is None:
+        return settings.gate_model
+    from assistant.model_file import DEFAULT_MODEL_FILE
+
+    return Path(settings.local_model).name if settings.local_model else DEFAULT_MODEL_FILE
 
 
 def load_trust(model: str, path: Path = TRUST_PATH) -> LlmTrust:
