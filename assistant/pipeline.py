@@ -1,4 +1,6 @@
-"""The turn: gate -> memory search (only on yes) -> streamed reply -> capture -> Turn record.
+"""The turn: decision -> memory search (only on yes) -> streamed reply -> capture -> Turn.
+
+The decision is the gate chain's (assistant/gates/registry.py), asked once per turn.
 
 Nothing here imports Streamlit: the UI passes callbacks and renders the `Turn` it gets back.
 """

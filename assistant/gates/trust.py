@@ -1,16 +1,12 @@
 """How far the LLM gate may be trusted, per model: measured, never hoped.
 
-A small local model is a worse judge than the local classifier on most messages, and a
-cascade that simply takes its word is worse than the local gate alone (issue 21). So the
-cascade combines the two: the local gate's margin (its logit minus its threshold's) plus
-`weight` times the LLM's margin. The LLM is asked only inside `band` logits of the local
-threshold. `weight` and `band` are fitted on held-out messages by
-`python -m bench.calibrate_llm_gate`, which also writes the scores the sidebar quotes.
-A measured weight of 0 means the LLM never changes a decision, so the cascade asks it
-nothing and decides exactly as the local gate does.
-
-A model with no measurement (a hosted model, say) keeps the old cascade: inside the
-local gate's own unsure band the LLM decides. The sidebar says it is unmeasured.
+The cascade adds `weight` times the LLM's margin to the local gate's margin (a logit minus
+its threshold's), and asks the LLM only inside `band` logits of the local threshold. Both
+are fitted on held-out messages by `python -m bench.calibrate_llm_gate`, which also writes
+the scores the sidebar quotes (why: docs/llm-gate.md, "Calibration and the cascade's
+trust"). A weight of 0: the cascade asks the LLM nothing and decides as the local gate
+does. A model with no measurement keeps the old cascade: inside the local gate's own
+unsure band the LLM decides, and the sidebar says it is unmeasured.
 """
 
 from __future__ import annotations
