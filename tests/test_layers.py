@@ -116,6 +116,19 @@ def test_no_import_circle_in_assistant_or_memory() -> None:
     )
 
 
+def test_the_gate_contract_and_the_settings_are_leaves() -> None:
+    """What every gate and the settings share imports nothing that could import them back."""
+    graph = import_graph()
+    assert graph["assistant.gates.base"] <= {"assistant.text"}
+    assert graph["assistant.text"] == set()
+    assert graph["assistant.config"] <= {"assistant.gates.base"}  # the gate modes' names
+    assert graph["assistant.completion"] <= {"assistant.text"}
+    # The follow-up resolver is a step of the chain, not a user of it.
+    assert not {m for m in graph["assistant.followup"] if m.startswith("assistant.gates.")} - {
+        "assistant.gates.base"
+    }
+
+
 def _memory_imports_of_assistant() -> dict[str, set[str]]:
     return {
         module: {t for t in targets if t.split(".")[0] == "assistant"}
