@@ -18,7 +18,6 @@ import streamlit as st
 
 from app_sidebar import render_connection, render_controls, render_corrections, render_memories
 from assistant.chat import Exchange, OpenTurn, ReplyHooks, TurnOptions
-from assistant.corrections import BUTTON_LABEL, Rerun
 from assistant.display import (
     as_text,
     compare_line,
@@ -37,6 +36,7 @@ from assistant.display import (
     wrong_help,
     you_corrected,
 )
+from assistant.gates.corrections.actions import BUTTON_LABEL, Rerun
 from assistant.inbox import CHAT_BOX_KEY, Inbox
 from assistant.pipeline import Variant
 from assistant.respond import ReplySource
@@ -48,7 +48,7 @@ if TYPE_CHECKING:  # building the front imports Chroma (~2.5 s): load it after t
     from streamlit.delta_generator import DeltaGenerator
 
     from assistant.front import Assistant
-    from assistant.gate import GateDecision
+    from assistant.gates.base import GateDecision
     from assistant.local_model import ModelStatus
     from assistant.pipeline import Turn
 

@@ -12,6 +12,7 @@ import streamlit as st
 
 from assistant.chat import TurnOptions
 from assistant.display import as_text, loading_label, memory_line
+from assistant.gates.base import GateMode
 from assistant.local_model import ModelState
 from assistant.text import end_sentence
 
@@ -70,8 +71,8 @@ def render_connection(assistant: Assistant) -> None:
 
 def render_controls(assistant: Assistant, new_conversation: Callable[[], None]) -> TurnOptions:
     """Gate mode, capture and compare switches; returns their values."""
-    modes = list(assistant.available_gate_modes)
-    default = assistant.default_gate_mode
+    modes = [str(m) for m in assistant.available_gate_modes]  # the widget shows plain names
+    default = str(assistant.default_gate_mode)
     mode = st.segmented_control(
         "Gate mode",
         modes,
@@ -86,7 +87,8 @@ def render_controls(assistant: Assistant, new_conversation: Callable[[], None]) 
         # What llm and cascade scored with this very model, from its measurement file:
         # never prose that goes stale when the model or the gate changes.
         trust = assistant.llm_trust()
-        st.caption(as_text(trust.summary("llm")) + "  \n" + as_text(trust.summary("cascade")))
+        llm, cascade = (trust.summary(m) for m in (GateMode.LLM, GateMode.CASCADE))
+        st.caption(as_text(llm) + "  \n" + as_text(cascade))
     capture = st.toggle(
         "Capture new facts",
         value=assistant.settings.capture,
@@ -111,7 +113,7 @@ def render_controls(assistant: Assistant, new_conversation: Callable[[], None]) 
 
 def render_corrections(assistant: Assistant) -> None:
     """The user's corrections of the gate, newest first; any one can be deleted."""
-    from assistant.corrections import BUTTON_LABEL, verdict
+    from assistant.gates.corrections.actions import BUTTON_LABEL, verdict
     from memory.records import MemoryStoreError
 
     if not assistant.keeps_corrections:

@@ -9,7 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from assistant.llm import MessagesApi, ModelCallError, json_span
+from assistant.completion import ModelCallError
+from assistant.llm import MessagesApi, json_span
 from assistant.text import Label
 from memory.facts import NEGATION as _NEGATION
 from memory.injection import instruction_flag

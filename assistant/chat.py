@@ -15,15 +15,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from assistant.corrections import Rerun, correct, rerun_of
-from assistant.gate import always_gate, failed_open_decision
+from assistant.gates.base import failed_open_decision
+from assistant.gates.corrections.actions import Rerun, correct, rerun_of
+from assistant.gates.rules import always_gate
 from assistant.local_model import ALWAYS_SLOT, GATED_SLOT
 from assistant.pipeline import Turn, Variant
 from assistant.respond import ModelResponder
 from assistant.wiring import Wiring
 
 if TYPE_CHECKING:
-    from assistant.gate import GateDecision
+    from assistant.gates.base import GateDecision
     from assistant.local_model import ModelStatus
     from assistant.pipeline import Pipeline
     from assistant.respond import TextCallback

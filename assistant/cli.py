@@ -1,7 +1,8 @@
 """`memory-gate`: the demo, the memory commands and the evaluations, without a checkout.
 
 memory-gate demo [--port 8501]     start the chat on http://127.0.0.1:8501
-memory-gate memory --help          add, search, list, delete, seed-demo, import, export
+memory-gate memory --help          add, search, list, delete, seed-demo, import, export,
+                                   corrections
 memory-gate eval --help            recall@k and gate accuracy on labelled data
 """
 
@@ -64,7 +65,7 @@ def _demo(argv: list[str]) -> int:
 
 
 def _memory(argv: list[str]) -> int:
-    from memory.__main__ import main
+    from assistant.gates.corrections.cli import main  # the memory CLI, with `corrections`
 
     return main(argv)
 

@@ -1,4 +1,7 @@
-"""Settings, read from the environment in one place."""
+"""Settings, read from the environment in one place.
+
+A leaf: it imports nothing from the project but the gate modes' names (a leaf too).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from assistant.gate_modes import NAMES as GATE_MODES
+from assistant.gates.base import GateMode
 
 # Current, non-deprecated model ids (checked against anthropic/_data/deprecated_models.py).
 DEFAULT_GATE_MODEL = "claude-haiku-5-5"
@@ -71,7 +74,7 @@ class Settings:
     chat_model: str = DEFAULT_CHAT_MODEL
     gate_timeout: float = 5.0
     chat_timeout: float = 60.0
-    gate_mode: str = "local"
+    gate_mode: GateMode = GateMode.LOCAL
     memory_dir: Path = Path(".memory-gate")
     chroma_host: str | None = None
     chroma_port: int = 8000
@@ -98,15 +101,6 @@ class Settings:
         if self.temperature:
             return float(self.temperature)
         return BUILT_IN_TEMPERATURE if self.wants_local_model else None
-
-    @property
-    def gate_model_key(self) -> str:
-        """The name the LLM gate's measurements are filed under (assistant/llm_trust.py)."""
-        if self.native_url is None:
-            return self.gate_model
-        from assistant.model_file import DEFAULT_MODEL_FILE
-
-        return Path(self.local_model).name if self.local_model else DEFAULT_MODEL_FILE
 
     @property
     def model_configured(self) -> bool:
@@ -139,7 +133,7 @@ class Settings:
         return (
             f"Settings(api_key=<{key}>, base_url={self.base_url!r}, "
             f"gate_model={self.gate_model!r}, chat_model={self.chat_model!r}, "
-            f"gate_mode={self.gate_mode!r}, local_model={self.local_model!r}, "
+            f"gate_mode={str(self.gate_mode)!r}, local_model={self.local_model!r}, "
             f"memory_dir={str(self.memory_dir)!r}, user_id={self.user_id!r})"
         )
 
@@ -154,11 +148,11 @@ class Settings:
         # Only a real key makes the LLM gate the default. A keyless endpoint is a local
         # model, and a small local model is a worse, slower gate than the local classifier
         # (README, "Gate modes"), so it gets the same default as no model at all.
-        gate_mode = env.get("MEMGATE_GATE_MODE", "").strip().lower() or (
-            "llm" if api_key else "local"
-        )
-        if gate_mode not in GATE_MODES:
-            raise SettingsError(f"MEMGATE_GATE_MODE must be one of {', '.join(GATE_MODES)}")
+        raw_mode = env.get("MEMGATE_GATE_MODE", "").strip().lower()
+        try:
+            gate_mode = GateMode(raw_mode or (GateMode.LLM if api_key else GateMode.LOCAL))
+        except ValueError:
+            raise SettingsError(f"MEMGATE_GATE_MODE must be one of {', '.join(GateMode)}") from None
         port_raw = env.get("MEMGATE_CHROMA_PORT", "8000").strip() or "8000"
         if not port_raw.isdigit() or not 0 < int(port_raw) < 65536:
             raise SettingsError(f"MEMGATE_CHROMA_PORT must be a port number, got {port_raw!r}")

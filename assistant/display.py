@@ -13,7 +13,7 @@ from assistant.session import STAGES
 
 if TYPE_CHECKING:
     from assistant.chat import Exchange
-    from assistant.gate import GateDecision
+    from assistant.gates.base import GateDecision
     from assistant.local_model import ModelStatus
     from assistant.pipeline import Turn
     from assistant.session import CompareMedians, SessionStats
@@ -193,7 +193,7 @@ def stage_chart(rows: list[dict[str, object]], colours: list[str]) -> dict[str, 
 
 def wrong_help(decision: GateDecision) -> str:
     """The "Wrong decision?" button's help: what a click records, and what follows."""
-    from assistant.corrections import opposite_label
+    from assistant.gates.corrections.actions import opposite_label
 
     return (
         f"Record that this message {opposite_label(decision)}; "
@@ -203,6 +203,6 @@ def wrong_help(decision: GateDecision) -> str:
 
 def you_corrected(correction: Correction) -> str:
     """Under a badge the user already corrected: what they said of it."""
-    from assistant.corrections import verdict
+    from assistant.gates.corrections.actions import verdict
 
     return f"you corrected this: {verdict(correction)}"

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 from assistant.capture import Capturer
 from assistant.config import Settings
 from assistant.front import Assistant
-from assistant.gate_modes import modes_for
+from assistant.gates.base import GateMode
+from assistant.gates.registry import modes_for
 from assistant.llm import make_client
 from assistant.offline import OfflineResponder
 from assistant.pipeline import Pipeline
@@ -89,9 +90,9 @@ def build_assistant(settings: Settings | None = None, *, seed_if_empty: bool = T
     # llm/cascade without a model would fail open on every turn: use local instead.
     mode = settings.gate_mode
     if mode not in modes_for(client is not None):
-        mode = "local"
+        mode = GateMode.LOCAL
     # One book per process, on the store's own Chroma client: every gate shares it.
-    from assistant.corrections import open_corrections
+    from assistant.gates.corrections.actions import open_corrections
 
     corrections = open_corrections(store)
     gates = GateShelf.for_settings(settings, client, corrections=corrections)

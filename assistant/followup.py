@@ -12,8 +12,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from assistant.gate import GateDecision, Method
+from assistant.gates.base import GateDecision, Method, Said
+
+if TYPE_CHECKING:
+    from memory.records import Memory
 
 RECENT_TURNS = 3  # as memU's pre-retrieval decision reads: the last three exchanges
 
@@ -83,16 +87,6 @@ _KIN = {
 
 # Which of some names the user's memories mention (the store's keyword index), if known.
 Known = Callable[[list[str]], list[str]] | None
-
-
-@dataclass(frozen=True)
-class Said:
-    """One earlier exchange, as the resolver reads it."""
-
-    user: str
-    assistant: str = ""
-    query: str = ""  # what that turn searched memory for; "" when it skipped
-    memories: tuple[str, ...] = ()  # the memory texts that turn was answered with
 
 
 @dataclass(frozen=True)
@@ -335,3 +329,41 @@ def in_conversation(
         method=Method.CONVERSATION,
         query_source=resolved.source,
     )
+
+
+# A follow-up is answered with at most this many of its own search's memories, and the
+# one the turn it continues was answered with first: the 1.5B model read whichever fact
+# stood nearby, and every development miss had the answer among five (docs/followups.md).
+FOLLOW_UP_FOUND = 2
+
+
+def carried_forward(
+    resolved: Resolved, earlier: Sequence[Memory], found: Sequence[Memory]
+) -> tuple[Memory, ...]:
+    """The memories a follow-up is answered with: the best of what its search found, then
+    the memory the turn it continues was answered with first (`earlier`, its memories).
+
+    "What time?" after "When am I meeting Alex?" keeps the memory that turn used, even when
+    its own search finds nothing: an empty search must not make the model drop what it was
+    given a turn ago. The resolved query carries the earlier topic, so what it finds comes
+    first, by relevance ("and his mum's name?" after Kofi's job: Kofi's mum, then his job).
+    When the follow-up asks about a person ("When's her birthday?" after Mom), memories
+    that speak of someone else are left out, so the reply cannot name the wrong person.
+    """
+    if not resolved.follow_up:
+        return tuple(found)
+    earlier = tuple(earlier)
+    if resolved.person:
+        pool = (*found, *earlier)
+        about = {
+            m.id
+            for m, hit in zip(
+                pool, about_person([m.text for m in pool], resolved.person), strict=True
+            )
+            if hit
+        }
+        if about:
+            found = [m for m in found if m.id in about]
+            earlier = tuple(m for m in earlier if m.id in about)
+    kept: dict[str, Memory] = {m.id: m for m in (*found[:FOLLOW_UP_FOUND], *earlier[:1])}
+    return tuple(kept.values())

@@ -17,16 +17,17 @@ from typing import TYPE_CHECKING, Any
 from assistant.capture import Capturer
 from assistant.chat import Chat, Exchange, OnWait, OpenTurn, TurnOptions
 from assistant.config import Settings
-from assistant.gate_modes import modes_for
+from assistant.gates.base import GateMode
+from assistant.gates.registry import modes_for, needs_a_model
 from assistant.local_model import ModelState
 from assistant.offline import OfflineResponder
 from assistant.text import end_sentence
-from assistant.wiring import GateShelf, Wiring, needs_a_model
+from assistant.wiring import GateShelf, Wiring
 
 if TYPE_CHECKING:  # the store imports Chroma: only building one pays for it
-    from assistant.corrections import Rerun
-    from assistant.gate import Gate
-    from assistant.llm_trust import LlmTrust
+    from assistant.gates.base import Gate
+    from assistant.gates.corrections.actions import Rerun
+    from assistant.gates.trust import LlmTrust
     from assistant.local_model import LocalModel, ModelStatus
     from assistant.pipeline import Pipeline, Turn
     from memory.corrections import Correction, CorrectionBook
@@ -117,7 +118,7 @@ class Assistant:
     # ---- gates ----------------------------------------------------------------------
 
     @property
-    def available_gate_modes(self) -> tuple[str, ...]:
+    def available_gate_modes(self) -> tuple[GateMode, ...]:
         """Gate modes that can run with this configuration."""
         return modes_for(not self.offline)
 
@@ -125,11 +126,11 @@ class Assistant:
     def default_gate_mode(self) -> str:
         """The gate mode a new session starts with."""
         mode = self._wiring.pipeline.gate.name
-        return mode if mode in self.available_gate_modes else "local"
+        return mode if mode in self.available_gate_modes else GateMode.LOCAL
 
     def gate_modes_help(self) -> str:
         """One line per gate mode, saying what it does (the mode switch's tooltip)."""
-        from assistant.gate_modes import help_text
+        from assistant.gates.registry import help_text
 
         return help_text()
 
@@ -141,9 +142,9 @@ class Assistant:
 
     def llm_trust(self) -> LlmTrust:
         """What the LLM gate of this configuration's model was measured to be worth."""
-        from assistant.llm_trust import load_trust
+        from assistant.gates.trust import load_trust, trust_key
 
-        return load_trust(self.settings.gate_model_key)
+        return load_trust(trust_key(self.settings))
 
     def warm(self) -> None:
         """Pay first-use costs now, not on the presenter's first click: gate and store."""
@@ -153,7 +154,7 @@ class Assistant:
     def warm_llm_gate(self) -> None:
         """Have the model read the LLM gate's prompt once, so its first decision is not cold."""
         if not self.offline:
-            self.gate("llm").warm()
+            self.gate(GateMode.LLM).warm()
 
     # ---- the local model ------------------------------------------------------------
 
@@ -209,7 +210,7 @@ class Assistant:
         gates = GateShelf.for_settings(self.settings, None, built, old.corrections)
         gate = old.pipeline.gate
         if gate.name not in gates.modes:
-            gate = gates.get("local")
+            gate = gates.get(GateMode.LOCAL)
         pipeline = old.pipeline.with_(
             gate=gate, responder=OfflineResponder(), capturer=Capturer(self.store)
         )
@@ -243,13 +244,13 @@ class Assistant:
 
     def can_correct(self, turn: Turn) -> bool:
         """True when `turn`'s badge gets a "Wrong decision?" button (a judged decision)."""
-        from assistant.corrections import can_correct
+        from assistant.gates.corrections.actions import can_correct
 
         return self.keeps_corrections and can_correct(turn.decision)
 
     def standing_correction(self, turn: Turn) -> Correction | None:
         """The user's correction of this very message that overturned `turn`'s decision."""
-        from assistant.corrections import standing_correction
+        from assistant.gates.corrections.actions import standing_correction
 
         book = self._wiring.corrections
         return None if book is None else standing_correction(book, turn.message, turn.decision)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from memory.records import visible
 
 if TYPE_CHECKING:
-    from assistant.corrections import Rerun
+    from assistant.gates.corrections.actions import Rerun
 
 # The chat box's session-state key: its state is {"sent": [{"id": int, "text": str}, ...]}.
 CHAT_BOX_KEY = "chat"

@@ -18,7 +18,7 @@ import urllib.request
 from collections.abc import Callable
 from typing import Any
 
-from assistant.llm import Completion, StreamedText
+from assistant.completion import Completion, StreamedText
 
 # OpenAI's finish reasons as the Anthropic stop reasons `Completion.cut_off` reads.
 _STOP_REASONS = {"length": "max_tokens", "stop": "end_turn"}

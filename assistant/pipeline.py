@@ -1,4 +1,6 @@
-"""The turn: gate -> memory search (only on yes) -> streamed reply -> capture -> Turn record.
+"""The turn: decision -> memory search (only on yes) -> streamed reply -> capture -> Turn.
+
+The decision is the gate chain's (assistant/gates/registry.py), asked once per turn.
 
 Nothing here imports Streamlit: the UI passes callbacks and renders the `Turn` it gets back.
 """
@@ -13,12 +15,13 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from assistant.capture import CaptureMethod, Capturer, CaptureResult
-from assistant.followup import RECENT_TURNS, Resolved, Said, about_person, in_conversation, resolve
-from assistant.gate import Gate, GateDecision, decide_in, failed_open_decision
-from assistant.llm import describe_error
+from assistant.completion import describe_error
+from assistant.followup import RECENT_TURNS, Resolved, carried_forward, resolve
+from assistant.gates.base import Gate, GateDecision, Said
+from assistant.gates.forced import Forced
+from assistant.gates.registry import decide
 from assistant.respond import HistoryItem, Lookup, ReplySource, Responder, TextCallback
 from assistant.text import Label
-from assistant.vocabulary import with_vocabulary
 from memory.injection import instruction_flag, reply_follows
 from memory.records import Memory
 
@@ -155,59 +158,6 @@ class Turn:
 
 
 _log = logging.getLogger(__name__)
-# The baselines stand for products that read the message alone: they are not resolved.
-_UNJUDGED = frozenset({"always", "never", "length"})
-
-
-def _decide(gate: Gate, message: str, recent: Sequence[Said] = ()) -> GateDecision:
-    """The gate's decision; a gate that raises fails open, as the LLM gate does itself.
-
-    The LLM gate never raises, but the local gate can (missing or corrupt weights, a
-    broken embedding model), and a turn must never end in an exception.
-    """
-    try:
-        return decide_in(gate, message, recent)
-    except Exception as exc:  # noqa: BLE001 - every gate failure must fail open, by design
-        _log.exception("gate %r raised; failing open", gate.name)
-        return failed_open_decision(gate.name, message, exc)
-
-
-# A follow-up is answered with at most this many of its own search's memories, and the
-# one the turn it continues was answered with first: the 1.5B model read whichever fact
-# stood nearby, and every development miss had the answer among five (docs/followups.md).
-FOLLOW_UP_FOUND = 2
-
-
-def carried_forward(
-    resolved: Resolved, continued: Turn | None, found: Sequence[Memory]
-) -> tuple[Memory, ...]:
-    """The memories a follow-up is answered with: the best of what its search found, then
-    the memory the turn it continues was answered with first.
-
-    "What time?" after "When am I meeting Alex?" keeps the memory that turn used, even when
-    its own search finds nothing: an empty search must not make the model drop what it was
-    given a turn ago. The resolved query carries the earlier topic, so what it finds comes
-    first, by relevance ("and his mum's name?" after Kofi's job: Kofi's mum, then his job).
-    When the follow-up asks about a person ("When's her birthday?" after Mom), memories
-    that speak of someone else are left out, so the reply cannot name the wrong person.
-    """
-    if not resolved.follow_up:
-        return tuple(found)
-    earlier = tuple(continued.memories) if continued is not None else ()
-    if resolved.person:
-        pool = (*found, *earlier)
-        about = {
-            m.id
-            for m, hit in zip(
-                pool, about_person([m.text for m in pool], resolved.person), strict=True
-            )
-            if hit
-        }
-        if about:
-            found = [m for m in found if m.id in about]
-            earlier = tuple(m for m in earlier if m.id in about)
-    kept: dict[str, Memory] = {m.id: m for m in (*found[:FOLLOW_UP_FOUND], *earlier[:1])}
-    return tuple(kept.values())
 
 
 class Pipeline:
@@ -242,7 +192,7 @@ class Pipeline:
         self.screen_memories = screen_memories
         self.check_reply = check_reply
         # A skipped message that names what the user's memories mention retrieves
-        # (assistant/vocabulary.py). Off only to measure what it is worth.
+        # (assistant/gates/vocabulary.py). Off only to measure what it is worth.
         self.vocabulary = vocabulary
         # A follow-up is read with the last exchanges (assistant/followup.py). Off only to
         # measure what it is worth.
@@ -280,13 +230,6 @@ class Pipeline:
             _log.warning("the follow-up resolver could not read the store", exc_info=True)
             return []
 
-    def _with_vocabulary(self, decision: GateDecision, message: str) -> GateDecision:
-        try:
-            return with_vocabulary(decision, message, self.store)
-        except Exception:  # noqa: BLE001 - an extra signal: the gate's own decision stands
-            _log.warning("the vocabulary rule could not read the store", exc_info=True)
-            return decision
-
     def respond(
         self,
         message: str,
@@ -300,8 +243,9 @@ class Pipeline:
     ) -> Turn:
         """Gate, search only if the gate says so, and stream the reply. Never raises.
 
-        `decision`, when given, is used instead of asking the gate (a re-run after the user
-        corrected a skip): the gate and the vocabulary rule are not consulted.
+        The decision comes from the one chain (assistant/gates/registry.py: corrections, the
+        gate, the vocabulary rule, the conversation). `decision`, when given, is used instead
+        of asking the gate (a re-run after the user corrected a skip), as a `Forced` gate.
         """
         started = self._clock()
         notice = None
@@ -317,16 +261,9 @@ class Pipeline:
         resolved = self._resolve(message, said)
         continued = recent[-resolved.turns_back] if resolved.follow_up else None
         before = said[-resolved.turns_back] if resolved.follow_up else None
-        if decision is None:
-            judge = gate or self.gate
-            decision = _decide(judge, message, said)
-            if self.vocabulary:
-                decision = self._with_vocabulary(decision, message)
-            if judge.name not in _UNJUDGED:
-                own = getattr(judge, "reads_conversation", False)
-                decision = in_conversation(decision, resolved, before, keep_query=own)
-        elif decision.retrieve:  # a forced re-run still searches with the conversation's words
-            decision = in_conversation(decision, resolved, before)
+        judge = Forced(decision) if decision is not None else gate or self.gate
+        store = self.store if self.vocabulary else None
+        decision = decide(judge, message, said, resolved, before, vocabulary=store)
         if decision.truncated and notice is None:
             notice = "The gate judged only the start of this long message."
         if on_decision is not None:
@@ -341,7 +278,8 @@ class Pipeline:
                 memories = tuple(self.store.search(decision.query or message, k=self.k))
             except Exception as exc:  # noqa: BLE001 - a broken store must not end the chat
                 error = f"memory search failed: {type(exc).__name__}: {exc}"
-            memories = carried_forward(resolved, continued, memories)
+            earlier = continued.memories if continued is not None else ()
+            memories = carried_forward(resolved, earlier, memories)
         if self.screen_memories:
             memories, withheld = screen(memories)
         after_search = self._clock()

@@ -7,10 +7,10 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from enum import Enum
 from typing import TYPE_CHECKING, Any, Protocol
 
-from assistant.llm import MessagesApi, ModelCallError
+from assistant.completion import ModelCallError
+from assistant.llm import MessagesApi
 from assistant.text import Label
 from memory.records import Memory
 
@@ -57,7 +57,7 @@ class ReplySource(Label):
     OFFLINE = "offline"
 
 
-class Lookup(Enum):
+class Lookup(Label):
     """What the memory system did for one message; it decides the note the model gets."""
 
     SKIPPED = "skipped"  # the gate said no: the user's words go alone

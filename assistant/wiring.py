@@ -13,25 +13,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from assistant.gate_modes import GateConfigError, build_gate, modes_for
+from assistant.gates.registry import GateConfigError, gate_for, modes_for, needs_a_model
 from assistant.pipeline import Pipeline
 
 if TYPE_CHECKING:
     from assistant.config import Settings
-    from assistant.gate import Gate
+    from assistant.gates.base import Gate
     from memory.corrections import CorrectionBook
-
-
-def needs_a_model(mode: str) -> GateConfigError:
-    """The error for a gate mode asked for when no model can answer it.
-
-    The same words as gate_modes.build_gate's, so a user reads one sentence either way.
-    """
-    return GateConfigError(
-        f"gate mode '{mode}' needs a model: set ANTHROPIC_API_KEY, or "
-        "ANTHROPIC_BASE_URL for an Anthropic-compatible server, or leave both unset for "
-        "the local llama.cpp model"
-    )
 
 
 class GateShelf:
@@ -75,10 +63,8 @@ class GateShelf:
         With `corrections`, every judging gate it builds consults the user's corrections
         first (issue 23); the rule modes (always, never, length) come back unwrapped.
         """
-        from assistant.corrected_gate import with_corrections
-
         return cls(
-            lambda mode: with_corrections(build_gate(mode, settings, client), corrections),
+            lambda mode: gate_for(mode, settings, client, corrections),
             modes_for(client is not None),
             built,
         )
@@ -104,5 +90,5 @@ class Wiring:
         if mode is None or mode == self.pipeline.gate.name:
             return self.pipeline.gate
         if self.gates is None:
-            raise GateConfigError(f"gate mode {mode!r} is not wired here")
+            raise GateConfigError(f"gate mode {str(mode)!r} is not wired here")
         return self.gates.get(mode)

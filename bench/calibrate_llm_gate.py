@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from assistant.eval.gate_eval import Row, read_rows, score
-from assistant.llm_trust import LlmTrust, logit, save_trust
+from assistant.gates.trust import LlmTrust, logit, save_trust, trust_key
 from bench.gate_report import DATA_DIR, DEFAULT_EVAL_DIR
 
 # Our dev sets, and half the external set: real people's words, which ours lack. The
@@ -114,7 +114,7 @@ def fit_trust(
 
 def ask_all(url: str, rows: list[Row], local: Any, cache: dict[str, Any]) -> list[Asked]:
     """The local gate's view of every row, and the LLM's P(true) (from `cache` if there)."""
-    from assistant.native_gate import NativeLlamaGate
+    from assistant.gates.native import NativeLlamaGate
 
     gate = NativeLlamaGate(url, timeout=60.0, style="yes-no")
     gate.warm()
@@ -149,7 +149,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def command(args: argparse.Namespace) -> int:
     """Fit and save the trust for the model behind --url (or the built-in one)."""
     from assistant.config import Settings
-    from assistant.local_gate import shared_local_gate
+    from assistant.gates.local import shared_local_gate
 
     settings = Settings.from_env()
     local_model = None
@@ -166,7 +166,7 @@ def command(args: argparse.Namespace) -> int:
         url = settings.native_url
     else:
         settings = settings.with_(native_url=url)
-    key = args.model_key or settings.gate_model_key
+    key = args.model_key or trust_key(settings)
     local = shared_local_gate()
     rows: list[Row] = []
     set_of: dict[str, str] = {}

@@ -119,8 +119,8 @@ def held_out_for_real(
     para: list[dict[str, Any]], unrelated: list[dict[str, Any]], local: Any, t: float
 ) -> dict[str, Any]:
     """The held-out half through the real CorrectedGate on a real Chroma book."""
-    from assistant.corrected_gate import CorrectedGate
-    from assistant.corrections import open_corrections
+    from assistant.gates.corrections.actions import open_corrections
+    from assistant.gates.corrections.gate import CorrectedGate
     from memory.store import MemoryStore, release_folder
 
     rows = _half(para, "heldout")
@@ -199,8 +199,8 @@ def learning_curve(
 
 def latency(local: Any, messages: list[str], corrections: list[tuple[str, bool]]) -> dict[str, Any]:
     """The local gate's decision time alone and with stored corrections, paired per message."""
-    from assistant.corrected_gate import CorrectedGate
-    from assistant.corrections import open_corrections
+    from assistant.gates.corrections.actions import open_corrections
+    from assistant.gates.corrections.gate import CorrectedGate
     from memory.store import MemoryStore, release_folder
 
     encoder = local.encoder()
@@ -237,8 +237,8 @@ def latency(local: Any, messages: list[str], corrections: list[tuple[str, bool]]
 
 def run(quick: bool = False, progress: Callable[[str], None] = print) -> dict[str, Any]:
     """Measure the threshold sweep, the held-out figures, the curve and the cost."""
-    from assistant.corrected_gate import CORRECTION_SIMILARITY, GateReader
-    from assistant.local_gate import LocalGate
+    from assistant.gates.corrections.gate import CORRECTION_SIMILARITY, GateReader
+    from assistant.gates.local import LocalGate
 
     local = LocalGate()
     local.warm()

@@ -26,8 +26,8 @@ def run() -> dict[str, Any]:
     from assistant.config import Settings
     from assistant.eval.answer_data import read_questions
     from assistant.eval.answers import start_model
-    from assistant.followup import Said
-    from assistant.gate_modes import build_gate
+    from assistant.gates.base import Said
+    from assistant.gates.registry import build_gate
 
     model = start_model(Settings(gate_timeout=Settings.from_env().gate_timeout))
     try:

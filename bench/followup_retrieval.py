@@ -40,7 +40,7 @@ def measure(name: str, tmp: Path) -> dict[str, Any]:
     from assistant.eval.answer_data import read_memories, read_questions
     from assistant.eval.answer_score import contains
     from assistant.followup import resolve
-    from assistant.local_gate import LocalGate
+    from assistant.gates.local import LocalGate
     from assistant.offline import OfflineResponder
     from assistant.pipeline import Pipeline
     from memory.records import Memory

@@ -60,8 +60,8 @@ def _datasets(eval_dir: Path, quick: bool) -> dict[str, list[Row]]:
 
 def _make(mode: str) -> Any:
     from assistant.config import Settings
-    from assistant.gate_modes import build_gate
-    from assistant.local_gate import shared_local_gate
+    from assistant.gates.local import shared_local_gate
+    from assistant.gates.registry import build_gate
 
     gate = build_gate(mode, Settings(), None)
     if mode == "local":
@@ -74,8 +74,9 @@ def _cascade_calls(rows: list[Row]) -> dict[str, Any]:
     import anthropic
 
     from assistant.fake_api import FakeAnthropicServer, Reply
-    from assistant.gate import LlmGate
-    from assistant.local_gate import CascadeGate, shared_local_gate
+    from assistant.gates.cascade import CascadeGate
+    from assistant.gates.llm import LlmGate
+    from assistant.gates.local import shared_local_gate
 
     reply = Reply(text='{"retrieve": true, "query": "", "reason": "fake LLM"}')
     with FakeAnthropicServer(lambda _req: reply) as server:
@@ -95,7 +96,7 @@ def _cascade_calls(rows: list[Row]) -> dict[str, Any]:
 
 def _rule_decisions(rows: list[Row]) -> dict[str, int]:
     """How often the explicit-reference rule retrieved where the classifier would skip."""
-    from assistant.local_gate import explicit_memory_reference, gate_text, shared_local_gate
+    from assistant.gates.local import explicit_memory_reference, gate_text, shared_local_gate
 
     gate = shared_local_gate()
     p = gate.probabilities([row.message for row in rows])

@@ -216,7 +216,7 @@ def run_rows(
     `keep` gets each new result as soon as it exists.
     """
     from assistant.chat import Chat, TurnOptions
-    from assistant.gate import always_gate
+    from assistant.gates.rules import always_gate
     from assistant.pipeline import Pipeline
     from assistant.respond import ModelResponder
 

@@ -98,9 +98,9 @@ def run(
     from assistant.config import Settings
     from assistant.eval.local_server import ModelNotReady, attach
     from assistant.factory import build_assistant
-    from assistant.gate import LOCAL_GATE_PROMPT, LlmGate
-    from assistant.llm_trust import load_trust
-    from assistant.native_gate import NativeLlamaGate
+    from assistant.gates.llm import LOCAL_GATE_PROMPT, LlmGate
+    from assistant.gates.native import NativeLlamaGate
+    from assistant.gates.trust import load_trust, trust_key
     from bench.local_model_bench import model_missing
 
     missing = model_missing()
@@ -133,7 +133,7 @@ def run(
                     "failed_open": first.failed_open,
                     "reason": first.reason,
                 },
-                "trust": vars(load_trust(assistant.settings.gate_model_key)),
+                "trust": vars(load_trust(trust_key(assistant.settings))),
             }
             s = assistant.settings
             gates = {

@@ -108,8 +108,8 @@ def _ms(values: Sequence[float]) -> dict[str, float]:
 
 
 def _gates(settings: Any, client: Any, with_seed: bool) -> dict[str, Any]:
-    from assistant.gate import GATE_PROMPT, LlmGate
-    from assistant.gate_modes import build_gate
+    from assistant.gates.llm import GATE_PROMPT, LlmGate
+    from assistant.gates.registry import build_gate
 
     gates = {
         "local": build_gate("local", settings, None),
@@ -160,7 +160,7 @@ def compare_prompts(
     """
     from assistant.config import Settings
     from assistant.eval.local_server import ModelNotReady, start_local
-    from assistant.gate import GATE_PROMPT, LOCAL_GATE_PROMPT, LlmGate
+    from assistant.gates.llm import GATE_PROMPT, LOCAL_GATE_PROMPT, LlmGate
     from assistant.llm import make_client
 
     try:
@@ -218,8 +218,8 @@ def run_replies(
 ) -> dict[str, Any]:
     """First token and tokens/s: a short prompt alone, and the demo conversation gated vs always."""
     from assistant.chat import Chat, TurnOptions
-    from assistant.gate import always_gate
-    from assistant.gate_modes import build_gate
+    from assistant.gates.registry import build_gate
+    from assistant.gates.rules import always_gate
     from assistant.pipeline import Pipeline
     from assistant.respond import ModelResponder
     from memory.persona import demo_conversation, seed_demo
@@ -303,8 +303,8 @@ def _stream_rate_turn(turn: Any) -> float | None:
 
 
 def _prompt_name(settings: Any, client: Any) -> str:
-    import assistant.gate as gate
-    from assistant.gate_modes import build_gate
+    import assistant.gates.llm as gate
+    from assistant.gates.registry import build_gate
 
     prompt = getattr(build_gate("llm", settings, client), "_prompt", None)
     names = {gate.GATE_PROMPT: "GATE_PROMPT"}

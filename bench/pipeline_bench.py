@@ -16,7 +16,8 @@ from typing import Any
 
 from assistant.eval.stats import percentile
 from assistant.fake_api import FakeAnthropicServer, Recorded, Reply
-from assistant.gate import LlmGate, always_gate, length_gate, never_gate
+from assistant.gates.llm import LlmGate
+from assistant.gates.rules import always_gate, length_gate, never_gate
 from memory.persona import demo_conversation
 
 # A scripted mixed conversation about the demo persona: (message, needs memory).
@@ -53,7 +54,7 @@ def run(quick: bool = False, progress: Callable[[str], None] = print) -> dict[st
 
     from assistant.chat import Chat, Exchange, TurnOptions
     from assistant.config import Settings
-    from assistant.gate_modes import build_gate
+    from assistant.gates.registry import build_gate
     from assistant.pipeline import Pipeline
     from assistant.respond import ModelResponder
     from memory.embeddings import shared_model

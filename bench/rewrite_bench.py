@@ -136,7 +136,8 @@ def concat_resolver(message: str, recent: Sequence[Any]) -> Rewrite:
 
 def ours() -> tuple[Resolve, Callable[..., Any]]:
     """The project's resolver and its Said record, imported on first use."""
-    from assistant.followup import Said, resolve
+    from assistant.followup import resolve
+    from assistant.gates.base import Said
 
     return resolve, Said
 

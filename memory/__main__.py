@@ -17,6 +17,7 @@ import argparse
 import json
 import math
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,7 @@ def _similarity(raw: str) -> float:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(extra: Sequence[Callable[[Any], None]] = ()) -> argparse.ArgumentParser:
     """The argument parser for `python -m memory`; each command carries its handler."""
     parser = argparse.ArgumentParser(
         prog="python -m memory",
@@ -149,9 +150,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE.jsonl")
     p.add_argument("--force", action="store_true", help="replace FILE if it exists")
     p.set_defaults(handler=cmd_export)
-    from memory.corrections_cli import add_commands as add_corrections
-
-    add_corrections(sub)  # the gate corrections: their own module
+    for add_commands in extra:  # commands of the app's own (its gate corrections)
+        add_commands(sub)
     return parser
 
 
@@ -313,9 +313,13 @@ def _as_dict_export(memory: Memory) -> dict[str, Any]:
     return {f: getattr(memory, f) for f in EXPORT_FIELDS}
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point: parse, run, and turn every expected failure into one clear line."""
-    args = build_parser().parse_args(argv)
+def main(argv: list[str] | None = None, extra: Sequence[Callable[[Any], None]] = ()) -> int:
+    """Entry point: parse, run, and turn every expected failure into one clear line.
+
+    `extra` adds subcommands (each is given the subparsers): the memory package imports
+    nothing of the app's, so the app brings its own (assistant/gates/corrections/cli.py).
+    """
+    args = build_parser(extra).parse_args(argv)
     try:
         return int(args.handler(open_store(args), args))
     except (MemoryStoreError, OSError) as exc:

@@ -12,7 +12,9 @@ from assistant.capture import Capturer
 from assistant.chat import Chat, Exchange, ReplyHooks, TurnOptions
 from assistant.config import Settings
 from assistant.front import Assistant
-from assistant.gate import GateDecision, LlmGate, Method, always_gate, never_gate
+from assistant.gates.base import GateDecision, Method
+from assistant.gates.llm import LlmGate
+from assistant.gates.rules import always_gate, never_gate
 from assistant.local_model import ModelState, ModelStatus
 from assistant.offline import OfflineResponder
 from assistant.pipeline import MAX_MESSAGE_CHARS, Pipeline, Turn, Variant
@@ -435,7 +437,7 @@ def test_a_rerun_in_compare_mode_forces_only_the_gated_twin(
 
 
 def test_the_shelf_wraps_judging_gates_and_not_rules(model: ScriptedModel) -> None:
-    from assistant.corrected_gate import CorrectedGate
+    from assistant.gates.corrections.gate import CorrectedGate
 
     book = _Book()
     gates = GateShelf.for_settings(Settings(), model, corrections=book)  # type: ignore[arg-type]
@@ -450,7 +452,7 @@ def test_the_shelf_wraps_judging_gates_and_not_rules(model: ScriptedModel) -> No
 def test_the_offline_fallback_keeps_the_corrections(
     model: ScriptedModel, search: ListSearch
 ) -> None:
-    from assistant.corrected_gate import CorrectedGate
+    from assistant.gates.corrections.gate import CorrectedGate
 
     book = _Book()
     settings = Settings(gate_mode="llm", base_url="http://127.0.0.1:1")

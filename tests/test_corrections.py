@@ -7,10 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from assistant.corrected_gate import CorrectedGate, GateReader, with_corrections
-from assistant.corrections import can_correct, correct, open_corrections, rerun_decision
-from assistant.gate import GateDecision, Method, always_gate, length_gate, never_gate
-from assistant.local_gate import shared_local_gate
+from assistant.gates.base import GateDecision, Method
+from assistant.gates.corrections.actions import (
+    can_correct,
+    correct,
+    open_corrections,
+    rerun_decision,
+)
+from assistant.gates.corrections.gate import CorrectedGate, GateReader
+from assistant.gates.local import shared_local_gate
+from assistant.gates.registry import with_corrections
+from assistant.gates.rules import always_gate, length_gate, never_gate
 from memory.corrections import CorrectionBook
 from memory.store import MemoryStore
 

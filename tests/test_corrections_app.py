@@ -14,9 +14,9 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from assistant.corrected_gate import CorrectedGate
-from assistant.corrections import BUTTON_LABEL, RERUN_NOTE, open_corrections
-from assistant.gate import GateDecision, Method
+from assistant.gates.base import GateDecision, Method
+from assistant.gates.corrections.actions import BUTTON_LABEL, RERUN_NOTE, open_corrections
+from assistant.gates.corrections.gate import CorrectedGate
 from assistant.local_model import ModelState, ModelStatus
 from tests.test_app import _start, _store, assistant_messages, badge_lines, send, turns
 
@@ -133,7 +133,7 @@ def test_correcting_a_retrieve_records_a_skip_and_answers_nothing_again(app: App
 def test_a_failed_open_turn_has_no_correction_button(
     app: AppTest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from assistant.local_gate import LocalGate
+    from assistant.gates.local import LocalGate
 
     def broken(self: object, message: str) -> None:
         raise RuntimeError("weights unreadable")
@@ -315,7 +315,7 @@ def test_a_rerun_in_compare_mode_forces_only_the_gated_twin(app: AppTest) -> Non
 
 
 def test_a_forced_decision_is_used_without_asking_the_gate(tmp_path: Path) -> None:
-    from assistant.corrections import correct, rerun_of
+    from assistant.gates.corrections.actions import correct, rerun_of
     from assistant.offline import OfflineResponder
     from assistant.pipeline import Pipeline
     from memory.store import MemoryStore

@@ -1,4 +1,4 @@
-"""`python -m memory corrections`: list, export, import, delete, end to end on a real folder."""
+"""`memory-gate memory corrections`: list, export, import, delete, end to end on a real folder."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from assistant.eval.gate_eval import read_rows
-from memory.__main__ import main
+from assistant.gates.corrections.cli import main
 
 pytestmark = pytest.mark.chroma  # every command opens a real store (as in test_memory_cli)
 

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from assistant.corrected_gate import GateReader, with_corrections
-from assistant.gate import Method
-from assistant.local_gate import shared_local_gate
+from assistant.gates.base import Method
+from assistant.gates.corrections.gate import GateReader
+from assistant.gates.local import shared_local_gate
+from assistant.gates.registry import with_corrections
 from memory.corrections import CorrectionBook
 from memory.store import MemoryStore
 from tests.servers.chroma_server import ChromaServer
@@ -23,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # The other process: opens the user's store on the server and runs one action on its book.
 CHILD = """
 import json, sys
-from assistant.corrections import open_corrections
+from assistant.gates.corrections.actions import open_corrections
 from memory.store import MemoryStore
 host, port, action, *rest = sys.argv[1:]
 store = MemoryStore.http(host, int(port), "srv-corrector")
@@ -83,7 +84,7 @@ def test_two_processes_on_one_server_see_each_others_corrections(server, tmp_pat
 
 @pytest.mark.timeout(300)
 def test_a_server_that_went_away_is_the_stores_one_error(tmp_path, monkeypatch):
-    from assistant.corrections import open_corrections
+    from assistant.gates.corrections.actions import open_corrections
     from memory.records import MemoryStoreError
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))

@@ -11,7 +11,7 @@ from assistant.display import (
     medians_line,
     stage_table,
 )
-from assistant.gate import always_gate, never_gate
+from assistant.gates.rules import always_gate, never_gate
 from assistant.local_model import ModelState, ModelStatus
 from assistant.pipeline import Timings, Turn, Usage, Variant
 from assistant.session import CompareMedians

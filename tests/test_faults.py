@@ -10,7 +10,7 @@ import pytest
 from assistant.capture import Capturer
 from assistant.chat import Chat
 from assistant.fake_api import Reply
-from assistant.gate import LlmGate
+from assistant.gates.llm import LlmGate
 from assistant.pipeline import Pipeline
 from assistant.respond import ModelResponder
 from memory.store import MemoryStore
@@ -154,7 +154,7 @@ def test_capture_model_garbage_falls_back_to_rules(fake_api, client, store):
 def test_a_broken_local_gate_fails_open_and_the_turn_completes(fake_api, client, store, tmp_path):
     # The offline default gate: if its weights are missing or corrupt, the turn still
     # retrieves (fails open) instead of ending in an exception.
-    from assistant.local_gate import LocalGate
+    from assistant.gates.local import LocalGate
 
     (tmp_path / "corrupt.npz").write_bytes(b"not a weights file")
     for weights in (tmp_path / "missing.npz", tmp_path / "corrupt.npz"):

@@ -7,8 +7,10 @@ from dataclasses import replace
 import pytest
 
 from assistant.fake_api import Reply
-from assistant.followup import Said, about_person, leans_on_earlier, resolve
-from assistant.gate import LlmGate, Method, always_gate
+from assistant.followup import about_person, leans_on_earlier, resolve
+from assistant.gates.base import Method, Said
+from assistant.gates.llm import LlmGate
+from assistant.gates.rules import always_gate
 from assistant.pipeline import Pipeline
 from assistant.respond import NOTHING_FOUND_NOTE, ModelResponder
 from memory.store import MemoryStore
@@ -179,9 +181,9 @@ def test_the_llm_gate_reads_the_last_exchanges_and_its_standalone_query_is_searc
 
 
 def test_a_corrected_follow_up_decides_that_follow_up_not_the_same_words_elsewhere(store):
-    from assistant.corrected_gate import with_corrections
-    from assistant.corrections import correct, open_corrections
-    from assistant.local_gate import shared_local_gate
+    from assistant.gates.corrections.actions import correct, open_corrections
+    from assistant.gates.local import shared_local_gate
+    from assistant.gates.registry import with_corrections
 
     book = open_corrections(store)
     gate = with_corrections(shared_local_gate(), book)

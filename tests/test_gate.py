@@ -5,20 +5,17 @@ from __future__ import annotations
 import pytest
 
 from assistant.fake_api import Reply
-from assistant.gate import (
+from assistant.gates.base import MAX_GATE_MESSAGE_CHARS, Method
+from assistant.gates.llm import (
     GATE_MAX_TOKENS,
     GATE_PROMPT,
-    MAX_GATE_MESSAGE_CHARS,
     NO_JSON_REASON,
     GateReplyError,
     LlmGate,
-    Method,
-    always_gate,
-    length_gate,
-    never_gate,
     parse_gate_reply,
     should_retrieve,
 )
+from assistant.gates.rules import always_gate, length_gate, never_gate
 
 SKIP_JSON = '{"retrieve": false, "query": "", "reason": "general math"}'
 ALEX_JSON = '{"retrieve": true, "query": "meeting Alex", "reason": "user\'s plans"}'

@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from assistant.config import Settings, SettingsError
-from assistant.gate import LlmGate
-from assistant.gate_modes import NAMES, GateConfigError, build_gate, help_text, modes_for
-from assistant.local_gate import CascadeGate, LocalGate
+from assistant.gates.base import GateMode
+from assistant.gates.cascade import CascadeGate
+from assistant.gates.llm import LlmGate
+from assistant.gates.local import LocalGate
+from assistant.gates.registry import GateConfigError, build_gate, help_text, modes_for
 
 
 def test_build_gate_modes(sdk_client) -> None:
@@ -40,8 +42,8 @@ def test_settings_eval_and_help_all_read_the_registry() -> None:
     parser = __import__("argparse").ArgumentParser()
     gate_eval.add_arguments(parser)
     choices = next(a.choices for a in parser._actions if a.dest == "gate")
-    assert tuple(choices) == NAMES
-    assert all(f"{name}:" in help_text() for name in NAMES)
+    assert tuple(choices) == tuple(GateMode)
+    assert all(f"{name}:" in help_text() for name in GateMode)
 
 
 def test_only_a_real_key_makes_the_llm_gate_the_default() -> None:
@@ -51,7 +53,7 @@ def test_only_a_real_key_makes_the_llm_gate_the_default() -> None:
 
 
 def test_the_sidebar_says_plainly_when_cascade_is_local_for_this_model():
-    from assistant.llm_trust import load_trust
+    from assistant.gates.trust import load_trust
 
     trust = load_trust("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")
     assert trust.measured and not trust.asks_llm

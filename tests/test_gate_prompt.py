@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from assistant.config import Settings
 from assistant.fake_api import Reply
-from assistant.gate import GATE_PROMPT, LOCAL_GATE_PROMPT, NO_JSON_REASON, LlmGate, Method
-from assistant.gate_modes import build_gate
+from assistant.gates.base import Method
+from assistant.gates.llm import GATE_PROMPT, LOCAL_GATE_PROMPT, NO_JSON_REASON, LlmGate
+from assistant.gates.registry import build_gate
 
 ALEX_JSON = '{"retrieve": true, "query": "meeting Alex", "reason": "user\'s plans"}'
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from assistant.fake_api import Reply
-from assistant.gate import always_gate
+from assistant.gates.rules import always_gate
 from assistant.pipeline import Pipeline
 from assistant.respond import ModelResponder
 from memory.injection import instruction_flag, payloads, reply_follows

@@ -9,10 +9,11 @@ import pytest
 
 from assistant.config import Settings
 from assistant.fake_api import Reply
-from assistant.gate import LlmGate, Method
-from assistant.local_gate import (
+from assistant.gates.base import Method
+from assistant.gates.cascade import CascadeGate
+from assistant.gates.llm import LlmGate
+from assistant.gates.local import (
     FEATURE_NAMES,
-    CascadeGate,
     GateWeights,
     LocalGate,
     explicit_memory_reference,
@@ -253,7 +254,7 @@ def test_places_and_surnames_are_not_friends(message):
 def test_the_badge_reads_the_text_the_classifier_reads(local, monkeypatch):
     # Quotes around a whole question are unwrapped for the classifier; the badge once read
     # the raw message and called the quoted question pasted material.
-    from assistant.local_gate import classifier
+    from assistant.gates.local import classifier
 
     calls = []
 
@@ -421,7 +422,7 @@ class ScriptedLlm:
         self.calls: list[str] = []
 
     def decide(self, message: str):  # noqa: ANN201 - a GateDecision
-        from assistant.gate import GateDecision
+        from assistant.gates.base import GateDecision
 
         self.calls.append(message)
         retrieve = self.p_true >= 0.5
@@ -434,7 +435,7 @@ UNSURE_SKIP = "Any tips for training a new puppy?"  # the local gate skips it, c
 
 
 def _trust(**changes: float):  # noqa: ANN202
-    from assistant.llm_trust import LlmTrust
+    from assistant.gates.trust import LlmTrust
 
     return LlmTrust("test-model", measured=True, style="yes-no", threshold=0.5, **changes)
 
@@ -449,7 +450,7 @@ def test_a_cascade_whose_llm_was_measured_useless_never_asks_it(local) -> None:
 
 def test_the_llm_vote_counts_by_its_measured_weight(local) -> None:
     p = local.probability(UNSURE_SKIP)
-    from assistant.llm_trust import logit
+    from assistant.gates.trust import logit
 
     margin = logit(p) - logit(local.threshold)
     assert -3 < margin < 0, "UNSURE_SKIP needs to sit just under the local threshold"
@@ -468,7 +469,7 @@ def test_the_llm_vote_counts_by_its_measured_weight(local) -> None:
 
 
 def test_trust_is_filed_per_model_and_quoted_from_its_measurement(tmp_path) -> None:
-    from assistant.llm_trust import LlmTrust, load_trust, save_trust
+    from assistant.gates.trust import LlmTrust, load_trust, save_trust
 
     path = tmp_path / "trust.json"
     assert not load_trust("some-model", path).measured

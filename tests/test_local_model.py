@@ -27,7 +27,9 @@ import pytest
 
 from assistant.capture import Capturer
 from assistant.chat import Chat, TurnOptions
-from assistant.gate import LlmGate, Method, always_gate, never_gate
+from assistant.gates.base import Method
+from assistant.gates.llm import LlmGate
+from assistant.gates.rules import always_gate, never_gate
 from assistant.llm import MessagesApi
 from assistant.local_model import ALWAYS_SLOT, GATED_SLOT, LocalModel, health
 from assistant.model_file import ModelFileError, default_model_installed, inspect_gguf
@@ -395,7 +397,7 @@ NATIVE_MESSAGES = (
 def test_the_grammar_makes_even_the_135m_model_write_a_valid_short_decision(
     server: LocalModel,
 ) -> None:
-    from assistant.native_gate import NO_REASONS, QUERY_CHARS, YES_REASONS, NativeLlamaGate
+    from assistant.gates.native import NO_REASONS, QUERY_CHARS, YES_REASONS, NativeLlamaGate
 
     # The same model never writes the gate's JSON when asked through /v1/messages (above).
     gate = NativeLlamaGate(server.base_url, timeout=120.0, style="json")
@@ -411,7 +413,7 @@ def test_the_grammar_makes_even_the_135m_model_write_a_valid_short_decision(
 def test_the_yes_no_gate_reads_its_decision_from_the_token_probabilities(
     server: LocalModel,
 ) -> None:
-    from assistant.native_gate import NativeLlamaGate
+    from assistant.gates.native import NativeLlamaGate
 
     gate = NativeLlamaGate(server.base_url, timeout=60.0, style="yes-no")
     gate.warm()
@@ -428,7 +430,7 @@ def test_the_yes_no_gate_reads_its_decision_from_the_token_probabilities(
 def test_the_threshold_moves_the_whole_json_decision(
     server: LocalModel, threshold: float, retrieves: bool
 ) -> None:
-    from assistant.native_gate import NativeLlamaGate
+    from assistant.gates.native import NativeLlamaGate
 
     # A logit bias on " true" sets where greedy decoding says yes: at the extremes every
     # message goes one way, and the JSON written after it follows.
@@ -437,7 +439,7 @@ def test_the_threshold_moves_the_whole_json_decision(
 
 
 def test_the_native_gate_fails_open_when_the_server_is_gone(tmp_path: Path) -> None:
-    from assistant.native_gate import NativeLlamaGate
+    from assistant.gates.native import NativeLlamaGate
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -469,7 +471,7 @@ def test_a_process_exiting_while_the_model_warms_logs_no_traceback(tmp_path: Pat
         import logging, threading
         from pathlib import Path
         from assistant.local_model import LocalModel
-        from assistant.native_gate import NativeLlamaGate
+        from assistant.gates.native import NativeLlamaGate
         logging.basicConfig(format="%(levelname)s %(message)s")
         logging.getLogger("assistant.local_model").setLevel(logging.DEBUG)
         m = LocalModel({str(SMALL)!r}, log_path=Path({str(tmp_path)!r}) / "s.log")

@@ -14,8 +14,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from assistant.gate import Method
-from assistant.native_gate import NativeLlamaGate
+from assistant.gates.base import Method
+from assistant.gates.native import NativeLlamaGate
 
 
 class _Native(BaseHTTPRequestHandler):

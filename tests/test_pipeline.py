@@ -10,7 +10,9 @@ import pytest
 from assistant.capture import Capturer
 from assistant.chat import Chat, TurnOptions
 from assistant.fake_api import Reply
-from assistant.gate import LlmGate, Method, always_gate, never_gate
+from assistant.gates.base import Method
+from assistant.gates.llm import LlmGate
+from assistant.gates.rules import always_gate, never_gate
 from assistant.offline import SEARCH_FAILED, OfflineResponder
 from assistant.pipeline import MAX_MESSAGE_CHARS, Pipeline
 from assistant.respond import (

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assistant.gate import LlmGate, Method
+from assistant.gates.base import Method
+from assistant.gates.llm import LlmGate
 from assistant.offline import SumError, answer_arithmetic, evaluate
 from memory.store import Memory, MemoryStore, MemoryStoreError
 

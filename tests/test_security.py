@@ -15,7 +15,7 @@ from assistant.capture import Capturer
 from assistant.chat import Chat
 from assistant.config import Settings
 from assistant.fake_api import Recorded, Reply
-from assistant.gate import LlmGate
+from assistant.gates.llm import LlmGate
 from assistant.pipeline import Pipeline
 from assistant.respond import ModelResponder
 from memory.store import MemoryStore

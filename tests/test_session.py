@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from assistant.chat import Exchange
-from assistant.gate import GateDecision, Method
+from assistant.gates.base import GateDecision, Method
 from assistant.pipeline import Timings, Turn, Usage, Variant
 from assistant.session import (
     DEFAULT_TOKENS_PER_SEARCH,

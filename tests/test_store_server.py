@@ -99,7 +99,7 @@ def test_a_server_that_goes_away_is_one_clear_error_and_a_restart_loses_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ):
     # Before: raw httpx.ConnectError from the store, ~100 lines of traceback from the CLI.
-    from assistant.gate import always_gate
+    from assistant.gates.rules import always_gate
     from assistant.offline import OfflineResponder
     from assistant.pipeline import Pipeline
     from memory.__main__ import main

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from assistant.gate import GateDecision, Method
-from assistant.vocabulary import name_like, with_vocabulary
+from assistant.gates.base import GateDecision, Method
+from assistant.gates.vocabulary import name_like, with_vocabulary
 
 
 def test_names_codes_and_definite_things_are_candidates() -> None:
@@ -113,7 +113,7 @@ CORK_REWORDING = "What country is Cork in?"  # MiniLM cosine 0.993 with CORK
 
 
 def test_a_rule_decision_can_be_corrected_and_the_rule_modes_cannot(store) -> None:
-    from assistant.corrections import can_correct
+    from assistant.gates.corrections.actions import can_correct
 
     decision = with_vocabulary(_skip(), CORK, store)
     assert decision.retrieve and decision.method is Method.VOCABULARY
@@ -124,8 +124,8 @@ def test_a_rule_decision_can_be_corrected_and_the_rule_modes_cannot(store) -> No
 
 
 def _corrected_pipeline(store):  # noqa: ANN001, ANN202
-    from assistant.corrected_gate import CorrectedGate
-    from assistant.corrections import open_corrections
+    from assistant.gates.corrections.actions import open_corrections
+    from assistant.gates.corrections.gate import CorrectedGate
     from assistant.offline import OfflineResponder
     from assistant.pipeline import Pipeline
 
@@ -137,7 +137,7 @@ def _corrected_pipeline(store):  # noqa: ANN001, ANN202
 def test_a_corrected_rule_decision_decides_rewordings_and_survives_a_restart(
     store, tmp_path: Path
 ) -> None:
-    from assistant.corrections import correct
+    from assistant.gates.corrections.actions import correct
     from memory.store import MemoryStore
 
     pipeline, book = _corrected_pipeline(store)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from assistant.local_gate import WEIGHTS_PATH, GateWeights, featurize
+from assistant.gates.local import WEIGHTS_PATH, GateWeights, featurize
 from memory.jsonl import read_jsonl
 
 if TYPE_CHECKING:

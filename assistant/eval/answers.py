@@ -46,6 +46,7 @@ from assistant.eval.answer_data import (
 from assistant.eval.answer_report import Row, summarise, table
 from assistant.eval.answer_run import run_repeats
 from assistant.eval.answer_score import MemoryTerms
+from assistant.gates.base import GateMode
 
 NO_CUTOFF_MODE = "always-no-cutoff"
 DEFAULT_MODES = "never,always,local"
@@ -55,14 +56,12 @@ DEFAULT_MAX_TOKENS = 256
 
 def parse_modes(text: str) -> list[str]:
     """The comma-separated modes, checked against the gate modes and always-no-cutoff."""
-    from assistant.gate_modes import NAMES
-
+    names = (*GateMode, NO_CUTOFF_MODE)
     modes = [m.strip().lower() for m in text.split(",") if m.strip()]
-    unknown = [m for m in modes if m not in (*NAMES, NO_CUTOFF_MODE)]
+    unknown = [m for m in modes if m not in names]
     if unknown or not modes:
         raise DataError(
-            f"unknown mode(s) {', '.join(unknown) or '(none)'}; "
-            f"choose from {', '.join((*NAMES, NO_CUTOFF_MODE))}"
+            f"unknown mode(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(names)}"
         )
     return list(dict.fromkeys(modes))
 
@@ -155,7 +154,7 @@ def build_chats(
     default, as the app does.
     """
     from assistant.front import Assistant
-    from assistant.gate_modes import build_gate
+    from assistant.gates.registry import build_gate
     from assistant.pipeline import Pipeline
     from assistant.respond import ModelResponder
 
@@ -164,7 +163,7 @@ def build_chats(
     )
     chats = {}
     for mode in modes:
-        gate_mode = "always" if mode == NO_CUTOFF_MODE else mode
+        gate_mode = GateMode.ALWAYS if mode == NO_CUTOFF_MODE else mode
         gate = build_gate(gate_mode, model.settings, model.client)
         gate.warm()  # load weights before timing: figures are per warm turn, as in the app
         searched = NoCutoffStore(store) if mode == NO_CUTOFF_MODE else store

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from assistant.eval.stats import percentile
-from assistant.gate_modes import MODES, NAMES
+from assistant.gates.base import GateMode
 from memory.jsonl import JsonlError, read_jsonl
 
 
@@ -100,12 +100,12 @@ class GateUnderTest:
 def make_gate(mode: str, env: dict[str, str] | None = None) -> GateUnderTest:
     """Build the gate for a mode; with no key, model modes run on the local llama.cpp model."""
     from assistant.config import Settings
-    from assistant.gate_modes import build_gate
+    from assistant.gates.registry import build_gate
 
     settings = Settings.from_env(env)
     client = None
     model = endpoint = local = None
-    if MODES[mode].needs_model:
+    if GateMode(mode).needs_model:
         if settings.wants_local_model:
             from assistant.eval.local_server import ModelNotReady, start_local
 
@@ -181,7 +181,9 @@ def evaluate(gate: Any, rows: list[Row], by: str | None = None, progress: bool =
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register the gate evaluation's options."""
     parser.add_argument("file", type=Path, help="JSONL with message and retrieve")
-    parser.add_argument("--gate", choices=NAMES, default="local", help="gate mode to score")
+    parser.add_argument(
+        "--gate", choices=tuple(GateMode), default=GateMode.LOCAL.value, help="gate mode to score"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--by", metavar="FIELD", help="also break down by this field (source)")
     parser.add_argument("--split", help="keep only rows whose 'split' field has this value")

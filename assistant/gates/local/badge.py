@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from assistant.local_gate.cues import FEATURE_NAMES
+from assistant.gates.local.cues import FEATURE_NAMES
 
 
 def reason(cues: np.ndarray, retrieve: bool, p: float, explicit: bool, by_rule: bool) -> str:

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from assistant.gate import GateDecision, Method, bounded, empty_decision
-from assistant.local_gate.badge import reason
-from assistant.local_gate.cues import hand_features
-from assistant.local_gate.rule import explicit_memory_reference
-from assistant.local_gate.text import gate_text, memory_query
-from assistant.local_gate.weights import WEIGHTS_PATH, GateWeights
+from assistant.gates.base import GateDecision, GateMode, Method, bounded, empty_decision
+from assistant.gates.local.badge import reason
+from assistant.gates.local.cues import hand_features
+from assistant.gates.local.rule import explicit_memory_reference
+from assistant.gates.local.text import gate_text, memory_query
+from assistant.gates.local.weights import WEIGHTS_PATH, GateWeights
 
 if TYPE_CHECKING:  # memory.embeddings imports chromadb: only pay for it when the gate runs
     from memory.embeddings import MiniLM
@@ -36,7 +36,7 @@ def featurize(model: MiniLM, messages: list[str]) -> np.ndarray:
 class LocalGate:
     """The trained classifier as a gate: ~5 ms a decision, no network."""
 
-    name = "local"
+    name = GateMode.LOCAL.value
 
     def __init__(
         self,

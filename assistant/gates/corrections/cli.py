@@ -1,4 +1,7 @@
-"""`python -m memory corrections list|export|import|delete`: the user's gate corrections.
+"""`memory-gate memory corrections list|export|import|delete`: the user's gate corrections.
+
+The memory CLI (`python -m memory`) with this command added; `main` runs it
+(`python -m assistant.gates.corrections.cli corrections ...` in a checkout).
 
 An export is labelled data in the gate-eval format (one `{"message", "retrieve", ...}` per
 line), so `memory-gate eval gate` and the trainer read it as they read our test sets, and
@@ -50,7 +53,7 @@ def add_commands(sub: Any) -> None:
 
 
 def _book(store: Any) -> Any:
-    from assistant.corrections import open_corrections
+    from assistant.gates.corrections.actions import open_corrections
 
     return open_corrections(store)
 
@@ -117,3 +120,14 @@ def cmd_delete(store: Any, args: argparse.Namespace) -> int:
         print(f"no correction with id {cid}", file=sys.stderr)
     print(f"deleted {len(args.ids) - len(missing)}")
     return 1 if missing else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The memory CLI with the `corrections` command."""
+    from memory.__main__ import main as memory_main
+
+    return memory_main(argv, extra=(add_commands,))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

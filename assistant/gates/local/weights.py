@@ -7,9 +7,9 @@ from pathlib import Path
 
 import numpy as np
 
-from assistant.local_gate.cues import FEATURE_NAMES, FEATURE_VERSION
+from assistant.gates.local.cues import FEATURE_NAMES, FEATURE_VERSION
 
-WEIGHTS_PATH = Path(__file__).resolve().parents[1] / "data" / "local_gate.npz"
+WEIGHTS_PATH = Path(__file__).resolve().parents[2] / "data" / "local_gate.npz"
 FIX = "Fix: python -m training.train_gate (in a checkout)"
 
 

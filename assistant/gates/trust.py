@@ -1,16 +1,12 @@
 """How far the LLM gate may be trusted, per model: measured, never hoped.
 
-A small local model is a worse judge than the local classifier on most messages, and a
-cascade that simply takes its word is worse than the local gate alone (issue 21). So the
-cascade combines the two: the local gate's margin (its logit minus its threshold's) plus
-`weight` times the LLM's margin. The LLM is asked only inside `band` logits of the local
-threshold. `weight` and `band` are fitted on held-out messages by
-`python -m bench calibrate-llm-gate`, which also writes the scores the sidebar quotes.
-A measured weight of 0 means the LLM never changes a decision, so the cascade asks it
-nothing and decides exactly as the local gate does.
-
-A model with no measurement (a hosted model, say) keeps the old cascade: inside the
-local gate's own unsure band the LLM decides. The sidebar says it is unmeasured.
+The cascade adds `weight` times the LLM's margin to the local gate's margin (a logit minus
+its threshold's), and asks the LLM only inside `band` logits of the local threshold. Both
+are fitted on held-out messages by `python -m bench calibrate-llm-gate`, which also writes
+the scores the sidebar quotes (why: docs/llm-gate.md, "Calibration and the cascade's
+trust"). A weight of 0: the cascade asks the LLM nothing and decides as the local gate
+does. A model with no measurement keeps the old cascade: inside the local gate's own
+unsure band the LLM decides, and the sidebar says it is unmeasured.
 """
 
 from __future__ import annotations
@@ -19,9 +15,14 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-TRUST_PATH = Path(__file__).resolve().parent / "data" / "llm_trust.json"
+from assistant.gates.base import GateMode
+
+if TYPE_CHECKING:
+    from assistant.config import Settings
+
+TRUST_PATH = Path(__file__).resolve().parents[1] / "data" / "llm_trust.json"
 UNMEASURED_WEIGHT = 1e6  # the LLM's answer overrides the local margin: the old cascade
 HOSTED_CONFIDENCE = 0.95  # a yes or no without probabilities counts as this sure
 
@@ -66,13 +67,23 @@ class LlmTrust:
             f"accuracy {figures['accuracy']:.2f}, recall {figures['recall']:.2f} "
             f"on {figures['n']} held-out messages"
         )
-        if mode == "cascade" and not self.asks_llm:
+        if mode == GateMode.CASCADE and not self.asks_llm:
             # A mode that silently does nothing is a trap for a presenter: say it first.
             return (
                 "cascade is local with this model: the LLM's vote was measured no help "
                 f"here, so it is never asked ({scored})"
             )
         return f"{mode}: {scored}"
+
+
+def trust_key(settings: Settings) -> str:
+    """The name the LLM gate's measurements are filed under: the gate model's, or on our
+    own llama.cpp server the model file's."""
+    if settings.native_url is None:
+        return settings.gate_model
+    from assistant.model_file import DEFAULT_MODEL_FILE
+
+    return Path(settings.local_model).name if settings.local_model else DEFAULT_MODEL_FILE
 
 
 def load_trust(model: str, path: Path = TRUST_PATH) -> LlmTrust:

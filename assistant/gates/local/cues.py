@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from assistant.local_gate.rule import EARLIER_CHAT
-from assistant.local_gate.text import CODE
+from assistant.gates.local.rule import EARLIER_CHAT
+from assistant.gates.local.text import CODE
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
 _FIRST_SINGULAR = {"i", "me", "my", "mine", "myself", "i'm", "i've", "i'd", "i'll", "im"}

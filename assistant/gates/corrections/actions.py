@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from assistant.gate import GateDecision, Method, bounded
+from assistant.gates.base import GateDecision, Method, bounded
+from assistant.gates.local.text import memory_query
 
 if TYPE_CHECKING:
     from memory.corrections import Correction, CorrectionBook
@@ -116,8 +117,6 @@ def correct(book: CorrectionBook, message: str, decision: GateDecision) -> Corre
 
 def rerun_decision(result: CorrectionResult, message: str) -> GateDecision:
     """The gate decision for answering `message` again after a skip was corrected."""
-    from assistant.local_gate.text import memory_query
-
     text, truncated = bounded(message)
     return GateDecision(
         retrieve=True,
@@ -132,7 +131,7 @@ def rerun_decision(result: CorrectionResult, message: str) -> GateDecision:
 
 def open_corrections(store: MemoryStore, encoder: MiniLM | None = None) -> CorrectionBook:
     """The corrections of the store's user, on the store's own Chroma client."""
-    from assistant.corrected_gate import GateReader
+    from assistant.gates.corrections.gate import GateReader
     from memory.corrections import CorrectionBook
 
     return CorrectionBook(store.client, store.user_id, GateReader(encoder))

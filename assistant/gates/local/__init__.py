@@ -11,23 +11,22 @@ chats ("what did you recommend me?") retrieves whatever the network says.
 - `weights`: the trained network and its .npz file (`assistant/data/local_gate.npz`,
   written by `python -m training.train_gate`);
 - `classifier`: `LocalGate`;
-- `cascade`: `CascadeGate`, which asks the LLM only when the local gate is unsure;
-- `modes`: the one shared local gate of the process (gate modes: assistant.gate_modes).
+- `shared`: the one shared local gate of the process.
+
+The cascade, which asks the LLM only when this gate is unsure, is `assistant.gates.cascade`.
 """
 
-from assistant.local_gate.cascade import CascadeGate
-from assistant.local_gate.classifier import LocalGate, featurize, featurize_texts
-from assistant.local_gate.cues import FEATURE_NAMES, FEATURE_VERSION, hand_features, scan_capitals
-from assistant.local_gate.modes import shared_local_gate
-from assistant.local_gate.rule import explicit_memory_reference
-from assistant.local_gate.text import gate_text, memory_query, unwrap
-from assistant.local_gate.weights import WEIGHTS_PATH, GateWeights
+from assistant.gates.local.classifier import LocalGate, featurize, featurize_texts
+from assistant.gates.local.cues import FEATURE_NAMES, FEATURE_VERSION, hand_features, scan_capitals
+from assistant.gates.local.rule import explicit_memory_reference
+from assistant.gates.local.shared import shared_local_gate
+from assistant.gates.local.text import gate_text, memory_query, unwrap
+from assistant.gates.local.weights import WEIGHTS_PATH, GateWeights
 
 __all__ = [
     "FEATURE_NAMES",
     "FEATURE_VERSION",
     "WEIGHTS_PATH",
-    "CascadeGate",
     "GateWeights",
     "LocalGate",
     "explicit_memory_reference",

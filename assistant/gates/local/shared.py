@@ -1,13 +1,10 @@
-"""The process-wide local gate: its weights and encoder load once per process.
-
-Gate modes (llm, local, cascade, ...) are built from the one registry, assistant.gate_modes.
-"""
+"""The process-wide local gate: its weights and encoder load once per process."""
 
 from __future__ import annotations
 
 import threading
 
-from assistant.local_gate.classifier import LocalGate
+from assistant.gates.local.classifier import LocalGate
 
 _shared_local: LocalGate | None = None
 _shared_lock = threading.Lock()

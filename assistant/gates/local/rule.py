@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from assistant.local_gate.text import carries_material
+from assistant.gates.local.text import carries_material
 
 # The one pattern for a reference to earlier chats: what the user told the assistant, or
 # the assistant told the user. It is both a feature and, through explicit_memory_reference,

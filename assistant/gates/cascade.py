@@ -3,7 +3,7 @@
 The LLM's answer is combined with the local probability, not swapped in for it: the
 decision is the sign of the local margin (logit of P(retrieve) minus the threshold's)
 plus `trust.weight` times the LLM's margin. `trust` comes from held-out measurement
-(assistant/llm_trust.py). With a weight of 0 the LLM could never change a decision, so
+(assistant/gates/trust.py). With a weight of 0 the LLM could never change a decision, so
 it is not asked at all and the cascade decides exactly as the local gate does.
 """
 
@@ -14,20 +14,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from assistant.gate import Gate, GateDecision, decide_in, empty_decision
-from assistant.llm_trust import LlmTrust, logit
-from assistant.local_gate.classifier import LocalGate
-from assistant.local_gate.rule import explicit_memory_reference
-from assistant.local_gate.text import gate_text
+from assistant.gates.base import GateMode, decide_in, empty_decision
+from assistant.gates.local.rule import explicit_memory_reference
+from assistant.gates.local.text import gate_text
+from assistant.gates.trust import LlmTrust, logit
 
 if TYPE_CHECKING:
-    from assistant.followup import Said
+    from assistant.gates.base import Gate, GateDecision, Said
+    from assistant.gates.local.classifier import LocalGate
 
 
 class CascadeGate:
     """Local gate first; the LLM's vote is added where measurement says it helps."""
 
-    name = "cascade"
+    name = GateMode.CASCADE.value
 
     def __init__(
         self,

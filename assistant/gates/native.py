@@ -1,27 +1,9 @@
-"""The LLM gate on our own llama.cpp server: its native endpoint, with the reply constrained.
+"""The LLM gate on our own llama.cpp server: its native `/completion`, the reply constrained.
 
-The seed's gate (`assistant.gate.LlmGate`) talks to any Anthropic-compatible endpoint and
-hopes for JSON. On the built-in 1.5B model that hope failed often (no JSON, sentences for
-reasons, 22 s of rambling). llama.cpp's `/v1/messages` passes no grammar or schema through
-(its `server_chat_convert_anthropic_to_oai` forwards only temperature, top_p, top_k,
-stream, stop_sequences, max_tokens, tools and thinking), but the server is ours, and its
-native `/completion` endpoint takes a GBNF `grammar`, `n_probs` and `logit_bias`.
-
-So, on our own server only, the same question is asked through `/completion`:
-- the model's own chat template is applied by the server (`/apply-template`), once;
-- the answer is forced into the gate's JSON by a grammar: `retrieve` first, a query of
-  at most QUERY_CHARS characters only when it retrieves, a reason from a short fixed list;
-- `n_probs` returns P(true) for the first token, which becomes the decision's confidence;
-- a measured bias on the " true" token sets where the model says yes (`threshold`):
-  greedy decoding with a logit bias b picks true exactly when P(true)/P(false) > e^-b.
-
-The "yes-no" style (the one calibrated for the built-in model) asks for one token only, and
-asks the question the other way round: "can the assistant answer this WITHOUT its notes?",
-one line per message with the answer after an arrow. On 150 dev messages the 1.5B model's
-P(retrieve) ranked needs-memory above no-memory with an AUC of 0.96 this way, against 0.46
-for the JSON prompt's first token, and only one token (" ->") follows the message instead
-of the chat template's eight, so the decision costs the message's prefill and little more.
-
+The same question as the seed's gate (gates/llm.py), asked only of the server this process
+runs: a GBNF grammar forces the gate's JSON (or, in the "yes-no" style, one true/false
+token), `n_probs` gives P(retrieve) as the decision's confidence, and a measured logit bias
+sets the threshold. Why, and what it measured: docs/llm-gate.md, "The native gate".
 Every failure fails open (retrieves), as the seed does.
 """
 
@@ -34,21 +16,20 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from assistant.gate import (
+from assistant.gates.base import (
     GateDecision,
-    GateReplyError,
+    GateMode,
     Method,
+    Said,
     bounded,
     empty_decision,
     model_call_decision,
-    parse_gate_reply,
 )
-from assistant.llm_trust import logit
-
-if TYPE_CHECKING:
-    from assistant.followup import Said
+from assistant.gates.llm import GateReplyError, parse_gate_reply
+from assistant.gates.local.text import memory_query
+from assistant.gates.trust import logit
 
 QUERY_CHARS = 48
 # Reasons the grammar allows: short enough for the badge, and each fits its decision.
@@ -157,7 +138,7 @@ def _post(base_url: str, path: str, body: dict[str, Any], timeout: float | None)
 class NativeLlamaGate:
     """The LLM gate through llama.cpp's /completion: always valid, short JSON."""
 
-    name = "llm"
+    name = GateMode.LLM.value
     reads_conversation = True  # a follow-up is asked as its standalone text
 
     def __init__(
@@ -248,8 +229,6 @@ class NativeLlamaGate:
     def _read_yes_no(self, p: float | None, message: str) -> tuple[bool, str, str]:
         if p is None:
             raise GateReplyError("gate returned no probabilities — failing open")
-        from assistant.local_gate.text import memory_query
-
         if p >= self.threshold:
             return True, memory_query(message), f"model: needs memory, p={p:.2f}"
         return False, "", f"model: no memory needed, p={p:.2f}"

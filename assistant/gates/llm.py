@@ -1,12 +1,8 @@
-"""The retrieval gate: does this message need the user's long-term memory?
+"""The seed's LLM gate: one small-model call over the Messages API that answers with JSON.
 
-`should_retrieve` is the seed gate, kept with its exact contract. `LlmGate` is the same
-call with a richer record (`GateDecision`), its own timeout, and stricter parsing. The
-simple baselines (`always`, `never`, `length`) live here too, so every gate returns the
-same record and the UI and the evaluation treat them alike.
-
-FAIL OPEN means retrieve: a stale memory beats a lost one. Every error path below ends
-in `retrieve=True`.
+`should_retrieve` is the seed gate, kept with its exact contract and prompt. `LlmGate` is
+the same call with the richer `GateDecision`, its own timeout and stricter parsing. Every
+error path ends in `retrieve=True` (fails open).
 """
 
 from __future__ import annotations
@@ -14,22 +10,22 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from enum import Enum
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
-from assistant.llm import MessagesApi, ModelCallError, ModelError, json_span
-
-if TYPE_CHECKING:
-    from assistant.followup import Said
+from assistant.completion import ModelCallError, ModelError
+from assistant.gates.base import (
+    GateDecision,
+    GateMode,
+    Method,
+    Said,
+    bounded,
+    empty_decision,
+    model_call_decision,
+)
+from assistant.llm import MessagesApi, json_span
 
 GATE_MAX_TOKENS = 600  # reasoning models spend a thinking block before the JSON
-MAX_GATE_MESSAGE_CHARS = 4000  # ~1k tokens: enough to judge, bounded cost for huge pastes
 NO_JSON_REASON = "gate returned no JSON — failing open"
-# The prompt asks for five words; small models write sentences. The badge shows at most
-# this much, and the details show the whole reason.
-BADGE_REASON_WORDS = 6
-BADGE_REASON_CHARS = 48
 
 GATE_PROMPT = """You are the retrieval gate of a chat assistant that keeps a long-term \
 memory of the user (their life, people they know, plans, preferences and history).
@@ -82,85 +78,6 @@ Message: Recommend a movie I'd enjoy.
 Reply with ONE line of JSON like the examples and nothing else.
 Message: {message}
 """
-
-
-class Method(str, Enum):
-    """How a gate decision was reached."""
-
-    MODEL = "model"  # the LLM answered with usable JSON
-    LOCAL = "local"  # the local classifier decided
-    RULE = "rule"  # a fixed baseline rule (always / never / length)
-    VOCABULARY = "vocabulary"  # a judged skip naming what memories mention (vocabulary.py)
-    FAILED_OPEN = "failed_open"  # something went wrong, so we retrieve
-    EMPTY_INPUT = "empty_input"  # nothing to decide on; no model call
-    CORRECTION = "correction"  # a message close to one the user corrected (corrected_gate)
-    CONVERSATION = "conversation"  # a follow-up of a turn that searched memory (followup.py)
-
-
-@dataclass(frozen=True)
-class GateDecision:
-    """One gate verdict, with everything the UI shows beside the reply."""
-
-    retrieve: bool
-    query: str
-    reason: str
-    method: Method
-    gate: str = "llm"  # the mode that produced it
-    elapsed_ms: float = 0.0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    truncated: bool = False  # the message was cut to MAX_GATE_MESSAGE_CHARS for the prompt
-    confidence: float | None = None  # P(retrieve) where the gate has one
-    called_model: bool = False  # a model request was made (its time is network, not ours)
-    model_ms: float = 0.0  # the part of elapsed_ms spent waiting on a model request
-    corrected_by: str | None = None  # the id of the user's correction that decided it
-    # Where the query came from when the message was a follow-up ("from your last message"):
-    # the search used the conversation's words, not the message's alone.
-    query_source: str = ""
-
-    @property
-    def failed_open(self) -> bool:
-        """True when the gate retrieved because it could not decide."""
-        return self.method is Method.FAILED_OPEN
-
-    @property
-    def badge_reason(self) -> str:
-        """The reason cut to fit the badge; `reason` keeps the full text for the details."""
-        if self.method is not Method.MODEL:
-            return self.reason  # our own reasons are written to fit
-        words = self.reason.split()
-        short = " ".join(words[:BADGE_REASON_WORDS])
-        if len(short) > BADGE_REASON_CHARS:
-            short = short[:BADGE_REASON_CHARS].rsplit(" ", 1)[0] or short[:BADGE_REASON_CHARS]
-        return short if short == " ".join(words) else short.rstrip(" ,.;:") + "…"
-
-    @property
-    def label(self) -> str:
-        """The badge text: retrieved, skipped or failed open."""
-        if self.failed_open:
-            return "failed open"
-        return "retrieved" if self.retrieve else "skipped"
-
-
-class Gate(Protocol):
-    """Anything that decides whether a message needs memory."""
-
-    name: str
-
-    def decide(self, message: str) -> GateDecision:
-        """Return the decision for one user message."""
-        ...
-
-    def warm(self) -> None:
-        """Pay first-use costs now (weights, a first inference), not on the first message."""
-        ...
-
-
-def decide_in(gate: Gate, message: str, recent: Sequence[Said] = ()) -> GateDecision:
-    """The gate's decision; a gate that reads the conversation is given the last exchanges."""
-    if recent and getattr(gate, "reads_conversation", False):
-        return gate.decide(message, recent=recent)  # type: ignore[call-arg]
-    return gate.decide(message)
 
 
 # Put before the gate's own prompt when the message follows earlier exchanges: the model
@@ -238,62 +155,10 @@ def parse_gate_reply(text: str, message: str) -> tuple[bool, str, str]:
     )
 
 
-def bounded(message: str, limit: int = MAX_GATE_MESSAGE_CHARS) -> tuple[str, bool]:
-    """The message cut to `limit` characters for the prompt, and whether it was cut."""
-    if len(message) <= limit:
-        return message, False
-    return message[:limit], True
-
-
-def failed_open_decision(gate: str, message: str, exc: BaseException) -> GateDecision:
-    """The decision when a gate raised instead of deciding: retrieve, and say why."""
-    return GateDecision(
-        retrieve=True,
-        query=bounded(message)[0],
-        reason=f"gate error ({type(exc).__name__}) — failing open",
-        method=Method.FAILED_OPEN,
-        gate=gate,
-        truncated=bounded(message)[1],
-    )
-
-
-def empty_decision(gate: str) -> GateDecision:
-    """The decision for an empty or whitespace-only message: skip, no model call."""
-    return GateDecision(False, "", "empty message", Method.EMPTY_INPUT, gate=gate)
-
-
-def model_call_decision(
-    gate: str,
-    retrieve: bool,
-    query: str,
-    reason: str,
-    method: Method,
-    elapsed_ms: float,
-    tokens: tuple[int, int],
-    truncated: bool,
-    confidence: float | None = None,
-) -> GateDecision:
-    """A decision reached by one model request: all of its time is the request's."""
-    return GateDecision(
-        retrieve=retrieve,
-        query=query,
-        reason=reason,
-        method=method,
-        gate=gate,
-        elapsed_ms=elapsed_ms,
-        model_ms=elapsed_ms,  # the request is all this gate does
-        input_tokens=tokens[0],
-        output_tokens=tokens[1],
-        truncated=truncated,
-        confidence=confidence,
-        called_model=True,
-    )
-
-
 class LlmGate:
     """The seed gate: one small-model call that answers with JSON."""
 
-    name = "llm"
+    name = GateMode.LLM.value
     reads_conversation = True  # a follow-up's last exchanges go into its prompt
 
     def __init__(
@@ -365,54 +230,3 @@ def should_retrieve(client: Any, small_model: str, message: str) -> tuple[bool, 
     """The seed gate's contract: (retrieve, search query, reason); fails open on any error."""
     decision = LlmGate(client, small_model, timeout=None, max_retries=None).decide(message)
     return decision.retrieve, decision.query, decision.reason
-
-
-class RuleGate:
-    """A fixed baseline rule, for comparison and for the UI's always/never switches."""
-
-    def __init__(self, name: str, rule: Callable[[str], bool], reason: Callable[[bool], str]):
-        self.name = name
-        self._rule = rule
-        self._reason = reason
-
-    def warm(self) -> None:
-        """A rule has nothing to load."""
-
-    def decide(self, message: str) -> GateDecision:
-        """Apply the rule; instant, never calls a model."""
-        if not message.strip():
-            return empty_decision(self.name)
-        started = time.perf_counter()
-        retrieve = self._rule(message)
-        query, truncated = bounded(message)
-        return GateDecision(
-            retrieve=retrieve,
-            query=query if retrieve else "",
-            reason=self._reason(retrieve),
-            method=Method.RULE,
-            gate=self.name,
-            elapsed_ms=(time.perf_counter() - started) * 1000.0,
-            truncated=truncated,
-        )
-
-
-LENGTH_CUTOFF = 30  # as in small agent projects: short messages are assumed to be chit-chat
-
-
-def always_gate() -> RuleGate:
-    """Retrieve on every turn, as mem0, Zep and ChatGPT memory do."""
-    return RuleGate("always", lambda _m: True, lambda _r: "always retrieve")
-
-
-def never_gate() -> RuleGate:
-    """Never search memory: the no-memory baseline."""
-    return RuleGate("never", lambda _m: False, lambda _r: "memory off")
-
-
-def length_gate(cutoff: int = LENGTH_CUTOFF) -> RuleGate:
-    """Skip messages of `cutoff` characters or fewer: the cheap baseline to beat."""
-    return RuleGate(
-        "length",
-        lambda m: len(m.strip()) > cutoff,
-        lambda r: f"longer than {cutoff} chars" if r else f"{cutoff} chars or shorter",
-    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from assistant.gate import bounded
+from assistant.gates.base import bounded
 
 CODE = re.compile(
     r"(\bdef |\breturn\b|\bimport |\bprint\(|;\s*$|[{}]|==|\bSELECT\b|\bFROM\b|=>|\(\)|"

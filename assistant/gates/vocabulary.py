@@ -19,7 +19,7 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from assistant.gate import GateDecision, Method
+from assistant.gates.base import GateDecision, Method
 
 if TYPE_CHECKING:
     from memory.store import MemoryStore

@@ -8,8 +8,8 @@ model call; otherwise the wrapped gate decides as it always does.
 
 The rule modes (always, never, length) are not wrapped: they judge nothing, and a
 presenter picks them to show a fixed baseline, which a correction must not bend. The
-vocabulary rule runs after this wrapper (in the pipeline) and turns only the gate's own
-skips into retrieves, so a correction of one of its decisions stands (assistant/vocabulary.py).
+decision chain (gates/registry.py) runs the vocabulary rule after this wrapper, and it
+turns only the gate's own skips into retrieves, so a correction stands.
 """
 
 from __future__ import annotations
@@ -21,10 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from assistant.gate import Gate, GateDecision, Method, bounded, decide_in
+from assistant.followup import resolve
+from assistant.gates.base import GateDecision, Method, bounded, decide_in
+from assistant.gates.local.text import gate_text, memory_query
 
 if TYPE_CHECKING:
-    from assistant.followup import Said
+    from assistant.gates.base import Gate, Said
     from memory.corrections import Correction, CorrectionBook
     from memory.embeddings import MiniLM
 
@@ -33,8 +35,6 @@ if TYPE_CHECKING:
 # reported on the held-out half by bench/corrections_bench.py (docs/corrections.md): the
 # top of the plateau where dev rewordings are all right and no dev unrelated message moves.
 CORRECTION_SIMILARITY = 0.70
-# The gate modes that judge a message, and so can be corrected.
-CORRECTED_MODES = ("llm", "local", "cascade")
 _QUOTE_CHARS = 40  # the corrected message as quoted in the badge's reason
 
 
@@ -55,8 +55,6 @@ class GateReader:
 
     def __call__(self, messages: list[str]) -> np.ndarray:
         """One L2-normalised vector per message."""
-        from assistant.local_gate.text import gate_text
-
         return self.encoder.encode([gate_text(bounded(m)[0]) for m in messages])
 
 
@@ -113,8 +111,6 @@ class CorrectedGate:
         # A follow-up is looked up as what it means with the conversation, as it was kept.
         meant = message
         if recent:
-            from assistant.followup import resolve
-
             meant = resolve(message, recent).query
         vector = self.reader([meant])[0]
         hit = self.book.nearest(vector)
@@ -123,8 +119,6 @@ class CorrectedGate:
             # Our look-up is part of this decision's time: say so.
             return replace(decision, elapsed_ms=(self._clock() - started) * 1000.0)
         correction = hit[0]
-        from assistant.local_gate.text import memory_query
-
         text, truncated = bounded(message)
         return GateDecision(
             retrieve=correction.retrieve,
@@ -136,10 +130,3 @@ class CorrectedGate:
             truncated=truncated,
             corrected_by=correction.id,
         )
-
-
-def with_corrections(gate: Gate, book: CorrectionBook | None, **kw: Any) -> Gate:
-    """`gate` wrapped so corrections decide first; rule modes and no book: `gate` itself."""
-    if book is None or gate.name not in CORRECTED_MODES or isinstance(gate, CorrectedGate):
-        return gate
-    return CorrectedGate(gate, book, **kw)

@@ -1,0 +1,92 @@
+"""The one decision chain (registry.decide): corrections -> gate -> vocabulary -> conversation."""
+
+from __future__ import annotations
+
+from assistant.followup import resolve
+from assistant.gates.base import GateDecision, Method, Said
+from assistant.gates.forced import Forced
+from assistant.gates.registry import decide, with_corrections
+from assistant.gates.rules import always_gate, never_gate
+
+EARLIER = [Said("When am I meeting Alex?", "At 6.", query="meeting Alex")]
+FOLLOW_UP = "What time?"
+
+
+class Judge:
+    """A judging gate that skips everything (named like the local gate)."""
+
+    name = "local"
+
+    def __init__(self, raises: bool = False) -> None:
+        self.raises = raises
+
+    def warm(self) -> None:
+        pass
+
+    def decide(self, message: str) -> GateDecision:
+        if self.raises:
+            raise RuntimeError("weights missing")
+        return GateDecision(False, "", "general question", Method.LOCAL, gate=self.name)
+
+
+class Store:
+    def __init__(self, known: list[str], raises: bool = False) -> None:
+        self.known = known
+        self.raises = raises
+
+    def mentions(self, words: list[str]) -> list[str]:
+        if self.raises:
+            raise OSError("store gone")
+        return [w for w in words if w in self.known]
+
+
+def _follow_up() -> tuple:
+    resolved = resolve(FOLLOW_UP, EARLIER)
+    assert resolved.follow_up
+    return EARLIER, resolved, EARLIER[-1]
+
+
+def test_a_judged_skip_of_a_follow_up_is_read_with_the_conversation() -> None:
+    decision = decide(Judge(), FOLLOW_UP, *_follow_up())
+    assert decision.retrieve and decision.method is Method.CONVERSATION
+    assert "Alex" in decision.query and decision.query_source
+
+
+def test_the_rule_modes_read_the_message_alone() -> None:
+    decision = decide(never_gate(), FOLLOW_UP, *_follow_up())
+    assert not decision.retrieve and decision.method is Method.RULE
+
+
+def test_a_gate_that_raises_fails_open() -> None:
+    decision = decide(Judge(raises=True), "What's my dentist's name?")
+    assert decision.retrieve and decision.failed_open and decision.gate == "local"
+
+
+def test_the_vocabulary_rule_runs_only_when_given_a_store() -> None:
+    message = "What breed is Mango?"
+    assert not decide(Judge(), message).retrieve
+    turned = decide(Judge(), message, vocabulary=Store(["Mango"]))
+    assert turned.retrieve and turned.method is Method.VOCABULARY
+    # A store that cannot be read leaves the gate's own decision standing.
+    assert not decide(Judge(), message, vocabulary=Store([], raises=True)).retrieve
+
+
+def test_a_forced_decision_is_final_but_a_retrieve_takes_the_conversations_query() -> None:
+    skip = GateDecision(False, "", "your correction", Method.CORRECTION, gate="local")
+    assert decide(Forced(skip), FOLLOW_UP, *_follow_up(), vocabulary=Store(["What"])) is skip
+    forced = GateDecision(True, FOLLOW_UP, "re-run", Method.CORRECTION, gate="local")
+    decision = decide(Forced(forced), FOLLOW_UP, *_follow_up())
+    assert decision.retrieve and "Alex" in decision.query and decision.query_source
+
+
+def test_only_judging_gates_are_put_behind_corrections() -> None:
+    from assistant.gates.corrections.gate import CorrectedGate
+
+    book = object()  # never read: wrapping is decided by the gate's mode alone
+    rule = always_gate()
+    assert with_corrections(rule, book) is rule
+    wrapped = with_corrections(Judge(), book)
+    assert isinstance(wrapped, CorrectedGate) and wrapped.name == "local"
+    assert with_corrections(wrapped, book) is wrapped
+    judge = Judge()
+    assert with_corrections(judge, None) is judge
