@@ -73,6 +73,7 @@ _ROLES = frozenset(
     horse""".split()
 )
 
+_TITLES = frozenset("dr mr mrs ms miss mx prof sir".split())
 # Kin named more than one way: "Mom" and "my mum" are one person.
 _KIN = {
     word: group
@@ -195,7 +196,8 @@ def _person(text: str) -> str:
 def mentions_person(text: str, person: str) -> bool:
     """True when `text` speaks of `person` ("Mom" in "My mum Linda…"; "my manager")."""
     key = person.casefold().removeprefix("my ").removeprefix("our ")
-    names = _KIN.get(key) or set(key.split())  # "Arlo Parks": either of the names
+    # "Arlo Parks": either of the names; "Dr Anwar Qureshi": not "Dr", which the GP has too.
+    names = _KIN.get(key) or set(key.split()) - _TITLES
     return any(w.casefold().removesuffix("'s") in names for w in words(text))
 
 

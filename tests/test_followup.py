@@ -318,6 +318,9 @@ def test_a_person_is_known_by_the_name_a_memory_gives_them():
     ]
     assert about_person(texts, "my dog") == [True, True, False]
     assert about_person(["My mum Bernadette's birthday is 19 November."], "Mom") == [True]
+    # A title is not a name: "Dr" does not make the GP the MSc supervisor.
+    doctors = ["My MSc supervisor is Dr. Anwar Qureshi.", "My GP is Dr. Imogen Fairweather."]
+    assert about_person(doctors, "Dr Anwar Qureshi") == [True, False]
     # "they" may be a restaurant: only he and she pin the follow-up to a person.
     assert resolve("Am I allergic to anything they serve?", [ALEX_TURN]).person == ""
     assert resolve("What does he do?", [ALEX_TURN]).person == "Alex"
