@@ -215,7 +215,7 @@ def about_person(texts: Sequence[str], person: str) -> list[bool]:
         for t, hit in zip(texts, direct, strict=True)
         if hit
         for w in _new_names(t, "")
-        if w.casefold() not in _FUNCTION
+        if w.casefold() not in _FUNCTION and w.casefold() not in _TITLES
     }
     return [
         hit or any(w.casefold().removesuffix("'s") in aliases for w in words(t))
