@@ -7,7 +7,7 @@ import pytest
 from assistant.arithmetic import answer_arithmetic
 from assistant.offline import NEEDS_A_MODEL, NOTHING_FOUND, SEARCH_FAILED, OfflineResponder
 from assistant.respond import Lookup
-from memory.store import Memory
+from memory.records import Memory
 
 
 def memory(text: str, similarity: float = 0.8) -> Memory:
