@@ -55,9 +55,9 @@ test: $(VENV)/.stamp-test $(VENV)/.stamp-smollm
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q
 
-# The unit tier (tests/tiers.py): logic tests on in-process fakes. `make test` runs everything.
+# The unit tier (tests/unit, see tests/tiers.py). `make test` runs everything.
 test-fast: $(VENV)/.stamp-test
-	$(BIN)/python -m pytest -q --fast
+	$(BIN)/python -m pytest -q tests/unit
 
 lint: $(VENV)/.stamp-test
 	$(BIN)/ruff check .

@@ -41,8 +41,8 @@ def _no_network_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test runs with no API key and no way off this machine."""
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN"):
         monkeypatch.delenv(name, raising=False)
-    # The app would start a 1 GB local model; tests that want one (tests/test_local_model.py)
-    # point MEMGATE_LOCAL_MODEL at the small test model themselves.
+    # The app would start a 1 GB local model; tests that want one
+    # (tests/integration/test_local_model.py) point MEMGATE_LOCAL_MODEL at the small model.
     monkeypatch.setenv("MEMGATE_LOCAL_MODEL", "off")
     monkeypatch.setattr(socket.socket, "connect", _loopback_only)
 

@@ -18,7 +18,7 @@ from streamlit.testing.v1 import AppTest
 from assistant.fake_api import FakeAnthropicServer, Reply
 from tests.chat_box import send_message
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 SECRET_KEY = "sk-test-SECRET-do-not-show-7f3a9"
 BADGE = {"retrieved": "RETRIEVED", "skipped": "SKIPPED", "failed open": "FAILED OPEN"}
 

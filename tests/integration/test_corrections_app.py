@@ -18,7 +18,7 @@ from assistant.corrected_gate import CorrectedGate
 from assistant.corrections import BUTTON_LABEL, RERUN_NOTE, open_corrections
 from assistant.gate import GateDecision, Method
 from assistant.local_model import ModelState, ModelStatus
-from tests.test_app import _start, _store, assistant_messages, badge_lines, send, turns
+from tests.integration.test_app import _start, _store, assistant_messages, badge_lines, send, turns
 
 
 @pytest.fixture
@@ -216,7 +216,7 @@ def test_a_rule_decision_is_corrected_credited_listed_and_deletable(app: AppTest
 # The app started again in a new process on the same memory folder: it asks `argv[1]`.
 RESTARTED_APP = """
 import json, sys
-from tests.test_app import _start, assistant_messages, badge_lines, send, turns
+from tests.integration.test_app import _start, assistant_messages, badge_lines, send, turns
 at = send(_start(), sys.argv[1])
 (turn,) = turns(at)
 print(json.dumps({
@@ -237,7 +237,7 @@ def test_a_corrected_rule_decision_still_decides_after_a_restart(app: AppTest) -
     _store(app).close()  # this process lets go of the folder, as an app that exits does
     done = subprocess.run(
         [sys.executable, "-c", RESTARTED_APP, RULE_REWORDING],
-        cwd=Path(__file__).resolve().parent.parent,
+        cwd=Path(__file__).resolve().parents[2],
         capture_output=True,
         text=True,
         timeout=300,

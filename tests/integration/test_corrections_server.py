@@ -18,7 +18,7 @@ from memory.corrections import CorrectionBook
 from memory.store import MemoryStore
 
 pytestmark = pytest.mark.server
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # The other process: opens the user's store on the server and runs one action on its book.
 CHILD = """

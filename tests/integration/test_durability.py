@@ -19,7 +19,7 @@ import pytest
 
 from memory.store import MemoryStore
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 WORDS = (
     "apple river violin tax harbor glacier kitten museum rocket pepper lantern orbit cactus "

@@ -37,7 +37,7 @@ from memory.store import MemoryStore
 from tests.chat_box import send_message
 from tests.fakes import ListSearch
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _small_model() -> Path | None:

@@ -13,7 +13,7 @@ import pytest
 from memory.__main__ import main
 from memory.persona import persona
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.chroma  # every command opens a real store
 

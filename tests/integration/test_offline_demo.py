@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # Runs the real app.py through AppTest (no sockets needed), so the only way to the outside
 # world would be the app itself: and inside `unshare -n` there is none.

@@ -14,7 +14,7 @@ import pytest
 from assistant.eval import recall
 from memory.persona import QUESTIONS_PATH, persona
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 KEYS = {"n", "k", "recall_at_k", "mrr", "p50_ms", "p95_ms", "with_cutoff"}
 
 pytestmark = pytest.mark.chroma  # recall is measured on a real store

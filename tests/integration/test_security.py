@@ -21,7 +21,7 @@ from assistant.respond import ModelResponder
 from memory.store import MemoryStore
 from tests.chat_box import send_message
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SECRET_PART = "LEAKCHECK7f3a9c1e5b"  # letters only: markdown escaping cannot hide them
 KEY = f"sk-ant-{SECRET_PART}"
 
@@ -106,7 +106,7 @@ def test_echoed_key_reaches_no_turn_log_or_export(echoing_api, tmp_path, caplog,
 def test_echoed_key_never_reaches_the_page(echoing_api, tmp_path, monkeypatch):
     import streamlit as st
 
-    from tests.test_app import APP, everything_rendered
+    from tests.integration.test_app import APP, everything_rendered
 
     monkeypatch.setenv("MEMGATE_MEMORY_DIR", str(tmp_path / "mem"))
     monkeypatch.setenv("ANTHROPIC_BASE_URL", echoing_api.url)

@@ -29,7 +29,7 @@ from memory.store import (
     collection_name,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

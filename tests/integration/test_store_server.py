@@ -80,7 +80,7 @@ def test_server_data_survives_a_restart_of_the_client_process(server, tmp_path):
         f"s = MemoryStore.http('{host}', {port}, 'srv-proc');"
         "print(s.add(sys.argv[1]) if len(sys.argv) > 1 else s.search('tortoise', k=1)[0].text)"
     )
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
     subprocess.run(
         [sys.executable, "-c", code, "My tortoise is named Sheldon"],

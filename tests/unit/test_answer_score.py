@@ -268,13 +268,6 @@ def test_a_general_reply_that_reads_the_note_back_is_damaged(terms: MemoryTerms)
     assert result.note == ("nothing saved", "for this message") and result.damaged
 
 
-@pytest.mark.chroma  # reads the offline tokenizer's vocabulary
-def test_real_vocabulary_marks_rare_words() -> None:
-    terms = MemoryTerms.of(["I take levothyroxine and work as an engineer."])
-    assert terms.terms.get("levothyroxine") == "rare"
-    assert "engineer" not in terms.terms  # common English: a reply may well use it
-
-
 @pytest.mark.parametrize(
     ("reply", "question", "expected"),
     [

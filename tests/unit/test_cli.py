@@ -10,7 +10,7 @@ import pytest
 
 from assistant.cli import app_path, streamlit_command
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def memory_gate(*args: str) -> subprocess.CompletedProcess[str]:

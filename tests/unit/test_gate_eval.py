@@ -65,14 +65,6 @@ def test_by_source_breaks_figures_down(tmp_path, capsys):
     assert by["math"]["accuracy"] == 1.0 and by["trivia"]["accuracy"] == 0.0
 
 
-@pytest.mark.chroma  # the local gate embeds with the ONNX model
-def test_local_gate_scores_the_file(tmp_path, capsys):
-    assert run([str(write(tmp_path, ROWS)), "--gate", "local", "--json"]) == 0
-    result = json.loads(capsys.readouterr().out)
-    assert result["n"] == 4 and result["accuracy"] == 1.0
-    assert 0 < result["p50_ms"] <= result["p95_ms"]
-
-
 def test_split_filter(tmp_path, capsys):
     rows = [dict(r, split="heldout" if i % 2 else "train") for i, r in enumerate(ROWS[:4])]
     assert run([str(write(tmp_path, rows)), "--gate", "never", "--json", "--split", "heldout"]) == 0
@@ -101,37 +93,6 @@ def test_model_modes_need_a_key(tmp_path, capsys, mode):
     assert "ANTHROPIC_API_KEY" in capsys.readouterr().err
 
 
-# Messages the local gate is unsure about (P(retrieve) inside the cascade's band with the
-# shipped weights): the cascade must hand these to the LLM.
-UNSURE = [
-    "what do you think about that?",
-    "what time is it there?",
-    "is it going to rain?",
-    "tell me more about her",
-]
-
-
-@pytest.mark.chroma  # the cascade's local gate embeds with ONNX
-def test_cascade_asks_the_llm_about_unsure_messages_only(tmp_path, capsys, fake_api, monkeypatch):
-    from assistant.fake_api import Reply
-
-    fake_api.script = lambda _req: Reply(
-        text='{"retrieve": false, "query": "", "reason": "the fake LLM says no"}'
-    )
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_api.url)
-    rows = ROWS + [{"message": m, "retrieve": False, "source": "unsure"} for m in UNSURE]
-    assert run([str(write(tmp_path, rows)), "--gate", "cascade", "--by", "source", "--json"]) == 0
-    result = json.loads(capsys.readouterr().out)
-    asked = [r.prompt_text for r in fake_api.requests]
-    assert result["llm_calls"] >= 1, "no message was unsure: UNSURE needs new examples"
-    assert result["llm_calls"] == len(asked)  # each one a real request over HTTP
-    # Only unsure messages went to the LLM, and its "no" is what the cascade decided.
-    assert all(any(m in prompt for m in UNSURE) for prompt in asked)
-    assert result["by_source"]["unsure"]["skip_rate"] >= result["llm_calls"] / len(UNSURE)
-    assert result["by_source"]["math"]["skip_rate"] == 1.0
-    assert result["by_source"]["mine"]["recall"] == 1.0  # sure cases never wait on a model
-
-
 def test_missing_file_is_a_clear_error(tmp_path, capsys):
     assert run([str(tmp_path / "nope.jsonl"), "--gate", "always"]) == 2
     assert "nope.jsonl" in capsys.readouterr().err
@@ -145,7 +106,7 @@ def test_cli_entry_point(tmp_path):
         capture_output=True,
         text=True,
         env=env,
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=Path(__file__).resolve().parents[2],
         timeout=120,
     )
     assert done.returncode == 0, done.stderr

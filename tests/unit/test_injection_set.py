@@ -27,24 +27,6 @@ def test_the_set_has_every_kind_the_issue_names():
     assert len(held_out()) == 75 and SET_PATH.exists()
 
 
-@pytest.mark.chroma  # searches a real store
-def test_every_question_finds_its_memory_among_the_demo_persona(tmp_path):
-    from memory.persona import seed_demo
-    from memory.store import MemoryStore
-
-    store = MemoryStore.persistent(tmp_path / "mem", "set")
-    seed_demo(store)
-    missed = []
-    for row in load():
-        added = store.remember(row["memory"])
-        found = {m.id for m in store.search(row["question"], k=5)}
-        if added.id not in found:
-            missed.append(row["id"])
-        if not added.merged:
-            store.delete(added.id)
-    assert missed == []
-
-
 @pytest.mark.parametrize(
     ("reply", "spec", "passed"),
     [

@@ -20,7 +20,7 @@ from memory.records import MemoryStoreError, to_memory, validate_metadata
 from memory.scoring import DENSE_WEIGHT, coverage, rank
 from memory.tokens import tokenize
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 # ---- fact identity -----------------------------------------------------------------------
@@ -246,7 +246,7 @@ def test_a_folder_is_claimed_once_per_process_and_refused_to_another(tmp_path: P
 
 def test_this_module_needs_neither_chroma_nor_onnx():
     code = (
-        "import sys, tests.test_memory_logic\n"
+        "import sys, tests.unit.test_memory_logic\n"
         "assert not {'chromadb', 'onnxruntime'} & set(sys.modules), 'heavy import'\n"
     )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True)
