@@ -102,8 +102,16 @@ def sdk_client(fake_api: FakeAnthropicServer):  # noqa: ANN201 - anthropic is im
 
 
 @pytest.fixture
-def model() -> ScriptedModel:
-    """An in-process fake model client: queue replies, read `calls` (no HTTP, no SDK)."""
+def scripted_model() -> ScriptedModel:
+    """The default model for a unit test, in simonw/llm's mock_model style: in process.
+
+    Pass it where an anthropic client goes. `scripted_model.queue("reply", ...)` sets the
+    next replies (an exception is raised by its call), `.script` computes a reply from the
+    request, else `.default` ("OK.") answers; `.calls` holds every request as the keyword
+    arguments the code passed, and `.prompts(text)` the prompts that contain `text`. No HTTP
+    and no SDK: what must go over the wire (status codes, retries, timeouts, thinking
+    blocks, broken streams) is tested with `fake_api` and `sdk_client` instead.
+    """
     return ScriptedModel()
 
 

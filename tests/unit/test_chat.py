@@ -48,10 +48,10 @@ def _pipeline(model: ScriptedModel, search: ListSearch) -> Pipeline:
 
 
 def test_compare_mode_answers_twice_and_captures_once(
-    model: ScriptedModel, search: ListSearch
+    scripted_model: ScriptedModel, search: ListSearch
 ) -> None:
-    model.script = _script(["My bike is a blue Brompton."])
-    chat = Chat.fixed(_pipeline(model, search))
+    scripted_model.script = _script(["My bike is a blue Brompton."])
+    chat = Chat.fixed(_pipeline(scripted_model, search))
     exchange = chat.answer(
         "Remember that my bike is a blue Brompton", options=TurnOptions(compare=True)
     )
@@ -61,26 +61,26 @@ def test_compare_mode_answers_twice_and_captures_once(
     assert not gated.decision.retrieve and always.decision.retrieve
     assert gated.capture is not None and gated.capture.saved == ("My bike is a blue Brompton.",)
     assert always.capture is None
-    assert len(model.prompts(CAPTURE)) == 1
+    assert len(scripted_model.prompts(CAPTURE)) == 1
     assert search.count() == 4
 
 
 def test_capture_off_asks_nothing_and_saves_nothing(
-    model: ScriptedModel, search: ListSearch
+    scripted_model: ScriptedModel, search: ListSearch
 ) -> None:
-    model.script = _script(["My bike is a blue Brompton."])
-    exchange = Chat.fixed(_pipeline(model, search)).answer(
+    scripted_model.script = _script(["My bike is a blue Brompton."])
+    exchange = Chat.fixed(_pipeline(scripted_model, search)).answer(
         "Remember that my bike is a blue Brompton", options=TurnOptions(capture=False)
     )
-    assert exchange.gated.capture is None and not model.prompts(CAPTURE)
+    assert exchange.gated.capture is None and not scripted_model.prompts(CAPTURE)
     assert search.count() == 3
 
 
 def test_compare_mode_alternates_which_twin_runs_first(
-    model: ScriptedModel, search: ListSearch
+    scripted_model: ScriptedModel, search: ListSearch
 ) -> None:
-    model.script = _script([])
-    chat = Chat.fixed(_pipeline(model, search))
+    scripted_model.script = _script([])
+    chat = Chat.fixed(_pipeline(scripted_model, search))
     both = TurnOptions(compare=True, capture=False)
     first = chat.answer("What's 2+2?", options=both)
     second = chat.answer("Tell me a joke", [first], options=both)
@@ -88,14 +88,14 @@ def test_compare_mode_alternates_which_twin_runs_first(
 
 
 def test_the_model_sees_each_earlier_exchange_once(
-    model: ScriptedModel, search: ListSearch
+    scripted_model: ScriptedModel, search: ListSearch
 ) -> None:
-    model.script = _script([])
-    chat = Chat.fixed(_pipeline(model, search))
+    scripted_model.script = _script([])
+    chat = Chat.fixed(_pipeline(scripted_model, search))
     first = chat.answer("What's 2+2?", options=TurnOptions(compare=True, capture=False))
-    model.calls.clear()
+    scripted_model.calls.clear()
     chat.answer("And 3+3?", [first], options=TurnOptions(capture=False))
-    (reply,) = [c for c in model.calls if GATE not in prompt_of(c)]
+    (reply,) = [c for c in scripted_model.calls if GATE not in prompt_of(c)]
     users = [m for m in reply["messages"] if m["role"] == "user"]
     assert len(users) == 2  # the first exchange (its gated turn only), then this message
 
@@ -130,16 +130,18 @@ def _never_chat(model: ScriptedModel, search: ListSearch) -> Chat:
     return Chat.fixed(Pipeline(gate=never_gate(), store=search, responder=responder))  # type: ignore[arg-type]
 
 
-def test_each_twin_follows_its_own_conversation(model: ScriptedModel, search: ListSearch) -> None:
-    chat = _never_chat(model, search)
+def test_each_twin_follows_its_own_conversation(
+    scripted_model: ScriptedModel, search: ListSearch
+) -> None:
+    chat = _never_chat(scripted_model, search)
     both = TurnOptions(compare=True, capture=False)
     first = chat.answer("When is dinner with Alex?", options=both)
     assert first.always is not None
     assert first.gated.reply == "gated answer to When is dinner with Alex?"
     assert first.always.reply == "always answer to When is dinner with Alex?"
-    model.calls.clear()
+    scripted_model.calls.clear()
     chat.answer("At what time?", [first], both)
-    calls = _reply_calls(model)
+    calls = _reply_calls(scripted_model)
     # Each twin's history holds its own earlier reply, never the other twin's...
     assert _earlier_replies(calls["gated"]) == [first.gated.reply]
     assert _earlier_replies(calls["always"]) == [first.always.reply]
@@ -149,34 +151,38 @@ def test_each_twin_follows_its_own_conversation(model: ScriptedModel, search: Li
 
 
 def test_compare_switched_on_mid_conversation_continues_the_gated_one(
-    model: ScriptedModel, search: ListSearch
+    scripted_model: ScriptedModel, search: ListSearch
 ) -> None:
-    chat = _never_chat(model, search)
+    chat = _never_chat(scripted_model, search)
     alone = chat.answer("When is dinner with Alex?", options=TurnOptions(capture=False))
-    model.calls.clear()
+    scripted_model.calls.clear()
     chat.answer("At what time?", [alone], TurnOptions(compare=True, capture=False))
     # No always-retrieve twin before: both twins carry on from what the user saw.
-    calls = _reply_calls(model)
+    calls = _reply_calls(scripted_model)
     assert (
         _earlier_replies(calls["gated"]) == _earlier_replies(calls["always"]) == [alone.gated.reply]
     )
 
 
-def test_a_hosted_endpoint_is_never_sent_a_slot(model: ScriptedModel, search: ListSearch) -> None:
-    chat = _never_chat(model, search)
+def test_a_hosted_endpoint_is_never_sent_a_slot(
+    scripted_model: ScriptedModel, search: ListSearch
+) -> None:
+    chat = _never_chat(scripted_model, search)
     chat.answer("When is dinner with Alex?", options=TurnOptions(compare=True, capture=False))
-    assert sorted(_reply_calls(model)) == ["always", "gated"]
-    assert all("id_slot" not in json.dumps(call) for call in model.calls)
+    assert sorted(_reply_calls(scripted_model)) == ["always", "gated"]
+    assert all("id_slot" not in json.dumps(call) for call in scripted_model.calls)
 
 
-def test_a_failed_exchange_keeps_the_message(model: ScriptedModel, search: ListSearch) -> None:
-    chat = Chat.fixed(_pipeline(model, search))
+def test_a_failed_exchange_keeps_the_message(
+    scripted_model: ScriptedModel, search: ListSearch
+) -> None:
+    chat = Chat.fixed(_pipeline(scripted_model, search))
     # A gate mode this wiring cannot run breaks the exchange before any reply.
     exchange = chat.answer("When am I meeting Alex?", options=TurnOptions(gate_mode="cascade"))
     assert exchange.message == exchange.gated.message == "When am I meeting Alex?"
     assert exchange.gated.error is not None and "this turn failed" in exchange.gated.error
     assert exchange.gated.decision.failed_open and exchange.always is None
-    assert not model.calls
+    assert not scripted_model.calls
 
 
 def test_a_preparation_that_raises_is_a_failed_exchange(search: ListSearch) -> None:
@@ -200,9 +206,9 @@ def test_notices_of_preparation_and_of_the_turn_are_joined(search: ListSearch) -
 
 
 def test_hooks_see_each_decision_and_the_streamed_reply(
-    model: ScriptedModel, search: ListSearch
+    scripted_model: ScriptedModel, search: ListSearch
 ) -> None:
-    model.script = _script([])
+    scripted_model.script = _script([])
     seen: list[tuple[Variant, str]] = []
 
     def open_turn(variant: Variant) -> ReplyHooks:
@@ -211,7 +217,7 @@ def test_hooks_see_each_decision_and_the_streamed_reply(
             on_text=lambda piece: seen.append((variant, piece)),
         )
 
-    Chat.fixed(_pipeline(model, search)).answer(
+    Chat.fixed(_pipeline(scripted_model, search)).answer(
         "What's 2+2?", options=TurnOptions(compare=True, capture=False), open_turn=open_turn
     )
     gated = [text for v, text in seen if v is Variant.GATED]
@@ -252,9 +258,9 @@ def _assistant(model: ScriptedModel, search: ListSearch) -> tuple[Assistant, _Lo
 
 
 def test_reading_the_status_of_a_failed_model_changes_nothing(
-    model: ScriptedModel, search: ListSearch
+    scripted_model: ScriptedModel, search: ListSearch
 ) -> None:
-    assistant, local = _assistant(model, search)
+    assistant, local = _assistant(scripted_model, search)
     before = assistant.wiring
     local.status = ModelStatus(ModelState.FAILED, error="bad file")
     assert assistant.offline and "bad file" in (assistant.offline_reason or "")
@@ -263,27 +269,27 @@ def test_reading_the_status_of_a_failed_model_changes_nothing(
 
 
 def test_a_failed_model_swaps_the_whole_wiring_at_the_next_turn(
-    model: ScriptedModel, search: ListSearch
+    scripted_model: ScriptedModel, search: ListSearch
 ) -> None:
-    assistant, local = _assistant(model, search)
+    assistant, local = _assistant(scripted_model, search)
     before = assistant.wiring
     local.status = ModelStatus(ModelState.FAILED, error="bad file")
     exchange = assistant.chat.answer("What's 2+2?", options=TurnOptions(capture=False))
     after = assistant.wiring
-    assert after is not before and after.offline and before.client is model
+    assert after is not before and after.offline and before.client is scripted_model
     # The old snapshot is untouched: a turn still running on it finishes on it.
     assert isinstance(before.pipeline.responder, ModelResponder)
     assert isinstance(after.pipeline.responder, OfflineResponder)
     assert after.gate("always") is before.gate("always")  # gates that run offline are kept
     assert exchange.gated.reply_source is ReplySource.OFFLINE and "2+2 = 4" in exchange.gated.reply
     assert (exchange.gated.notice or "").startswith("Answering offline: the local model could not")
-    assert not model.calls
+    assert not scripted_model.calls
 
 
 def test_a_turn_waits_for_a_loading_model_and_shows_progress(
-    model: ScriptedModel, search: ListSearch
+    scripted_model: ScriptedModel, search: ListSearch
 ) -> None:
-    assistant, local = _assistant(model, search)
+    assistant, local = _assistant(scripted_model, search)
     statuses = iter([ModelStatus(ModelState.LOADING, "halfway"), ModelStatus(ModelState.READY)])
     local.status = ModelStatus(ModelState.LOADING, "starting")
     local.wait_ready = lambda timeout=None: next(statuses)  # type: ignore[method-assign]
@@ -356,43 +362,49 @@ def _correcting_chat(model: ScriptedModel, search: ListSearch) -> tuple[Chat, _S
     return Chat(lambda: wiring), gate
 
 
-def test_a_forced_decision_never_asks_the_gate(model: ScriptedModel, search: ListSearch) -> None:
-    model.script = _script([])
-    chat, gate = _correcting_chat(model, search)
+def test_a_forced_decision_never_asks_the_gate(
+    scripted_model: ScriptedModel, search: ListSearch
+) -> None:
+    scripted_model.script = _script([])
+    chat, gate = _correcting_chat(scripted_model, search)
     first = chat.answer(WRONG_SKIP)
     assert not first.gated.decision.retrieve and gate.asked == [WRONG_SKIP]
     rerun = chat.correct(first.gated)
     assert rerun is not None and rerun.corrects == first.gated.id
     assert rerun.decision.retrieve and rerun.decision.method is Method.CORRECTION
-    model.calls.clear()
+    scripted_model.calls.clear()
     again = chat.answer(rerun, [first])
     assert gate.asked == [WRONG_SKIP]  # the user decided: the gate was not asked again
     assert again.message == WRONG_SKIP and again.gated.decision is rerun.decision
     assert any(m.text == BASKETBALL for m in again.gated.memories)
-    assert again.gated.capture is None and not model.prompts(CAPTURE)  # captured the first time
+    assert again.gated.capture is None and not scripted_model.prompts(
+        CAPTURE
+    )  # captured the first time
 
 
-def test_correcting_a_retrieve_asks_for_no_rerun(model: ScriptedModel, search: ListSearch) -> None:
+def test_correcting_a_retrieve_asks_for_no_rerun(
+    scripted_model: ScriptedModel, search: ListSearch
+) -> None:
     chat = Chat.fixed(Pipeline(gate=always_gate(), store=search, responder=OfflineResponder()))  # type: ignore[arg-type]
     retrieved = Turn(WRONG_SKIP, GateDecision(True, "x", "personal", Method.LOCAL, gate="local"))
     with pytest.raises(ValueError, match="no corrections"):
         chat.correct(retrieved)  # a fixed chat keeps none
-    chat, _ = _correcting_chat(model, search)
+    chat, _ = _correcting_chat(scripted_model, search)
     assert chat.correct(retrieved) is None
 
 
 def test_a_rerun_leaves_the_corrected_answer_out_of_the_history(
-    model: ScriptedModel, search: ListSearch
+    scripted_model: ScriptedModel, search: ListSearch
 ) -> None:
-    model.script = _script([])
-    chat, _ = _correcting_chat(model, search)
+    scripted_model.script = _script([])
+    chat, _ = _correcting_chat(scripted_model, search)
     earlier = chat.answer("What's 2+2?", options=TurnOptions(capture=False))
     wrong = chat.answer(WRONG_SKIP, [earlier], TurnOptions(capture=False))
     rerun = chat.correct(wrong.gated)
     assert rerun is not None
-    model.calls.clear()
+    scripted_model.calls.clear()
     chat.answer(rerun, [earlier, wrong])
-    (reply,) = [c for c in model.calls if GATE not in prompt_of(c)]
+    (reply,) = [c for c in scripted_model.calls if GATE not in prompt_of(c)]
     users = [prompt_of({"messages": [m]}) for m in reply["messages"] if m["role"] == "user"]
     # The earlier exchange and the re-run's own message: the wrong answer is not shown again.
     assert len(users) == 2 and "2+2" in users[0] and WRONG_SKIP in users[1]
@@ -400,10 +412,10 @@ def test_a_rerun_leaves_the_corrected_answer_out_of_the_history(
 
 
 def test_a_rerun_in_compare_mode_forces_only_the_gated_twin(
-    model: ScriptedModel, search: ListSearch
+    scripted_model: ScriptedModel, search: ListSearch
 ) -> None:
-    model.script = _script([])
-    chat, gate = _correcting_chat(model, search)
+    scripted_model.script = _script([])
+    chat, gate = _correcting_chat(scripted_model, search)
     both = TurnOptions(compare=True, capture=False)
     first = chat.answer(WRONG_SKIP, options=both)
     rerun = chat.correct(first.gated)
@@ -414,30 +426,30 @@ def test_a_rerun_in_compare_mode_forces_only_the_gated_twin(
     assert again.always.variant is Variant.ALWAYS and again.always.decision.method is Method.RULE
 
 
-def test_the_shelf_wraps_judging_gates_and_not_rules(model: ScriptedModel) -> None:
+def test_the_shelf_wraps_judging_gates_and_not_rules(scripted_model: ScriptedModel) -> None:
     from assistant.corrected_gate import CorrectedGate
 
     book = _Book()
-    gates = GateShelf.for_settings(Settings(), model, corrections=book)  # type: ignore[arg-type]
+    gates = GateShelf.for_settings(Settings(), scripted_model, corrections=book)  # type: ignore[arg-type]
     llm = gates.get("llm")
     assert isinstance(llm, CorrectedGate) and llm.book is book and llm.name == "llm"
     for rule in ("always", "never", "length"):
         assert not isinstance(gates.get(rule), CorrectedGate)
-    plain = GateShelf.for_settings(Settings(), model)
+    plain = GateShelf.for_settings(Settings(), scripted_model)
     assert not isinstance(plain.get("llm"), CorrectedGate)
 
 
 def test_the_offline_fallback_keeps_the_corrections(
-    model: ScriptedModel, search: ListSearch
+    scripted_model: ScriptedModel, search: ListSearch
 ) -> None:
     from assistant.corrected_gate import CorrectedGate
 
     book = _Book()
     settings = Settings(gate_mode="llm", base_url="http://127.0.0.1:1")
-    gates = GateShelf.for_settings(settings, model, corrections=book)  # type: ignore[arg-type]
+    gates = GateShelf.for_settings(settings, scripted_model, corrections=book)  # type: ignore[arg-type]
     pipeline = Pipeline(gate=gates.get("never"), store=search, responder=OfflineResponder())  # type: ignore[arg-type]
     local = _LocalModel()
-    wiring = Wiring(pipeline=pipeline, client=model, gates=gates, corrections=book)  # type: ignore[arg-type]
+    wiring = Wiring(pipeline=pipeline, client=scripted_model, gates=gates, corrections=book)  # type: ignore[arg-type]
     assistant = Assistant(settings, search, wiring, local)  # type: ignore[arg-type]
     assert isinstance(assistant.gate("llm"), CorrectedGate)
     local.status = ModelStatus(ModelState.FAILED, error="bad file")

@@ -1,4 +1,9 @@
-"""The seed gate and its GateDecision record, through the real SDK and a fake server."""
+"""The seed gate and its GateDecision record.
+
+Reading a reply runs on the scripted model; what depends on the wire (status codes, retries,
+timeouts, thinking blocks, stop reasons, token counts) goes through the real SDK and the fake
+server.
+"""
 
 from __future__ import annotations
 
@@ -44,9 +49,9 @@ def test_seed_sends_the_prompt_with_600_max_tokens(fake_api, sdk_client):
     assert "ONLY a JSON object" in GATE_PROMPT
 
 
-def test_seed_skips_when_the_model_says_false(fake_api, sdk_client):
-    fake_api.queue(Reply(text=SKIP_JSON))
-    retrieve, query, reason = should_retrieve(sdk_client, "m", "what's 2+2?")
+def test_seed_skips_when_the_model_says_false(scripted_model):
+    scripted_model.queue(SKIP_JSON)
+    retrieve, query, reason = should_retrieve(scripted_model, "m", "what's 2+2?")
     assert (retrieve, reason) == (False, "general math")
     assert query == "what's 2+2?"  # empty query falls back to the message
 
@@ -57,16 +62,16 @@ def test_seed_reads_only_text_blocks(fake_api, sdk_client):
     assert should_retrieve(sdk_client, "m", "when am I meeting Alex?")[0] is True
 
 
-def test_seed_fails_open_without_json(fake_api, sdk_client):
-    fake_api.queue(Reply(text="I think you should look it up."))
-    assert should_retrieve(sdk_client, "m", "hello") == (True, "hello", NO_JSON_REASON)
+def test_seed_fails_open_without_json(scripted_model):
+    scripted_model.queue("I think you should look it up.")
+    assert should_retrieve(scripted_model, "m", "hello") == (True, "hello", NO_JSON_REASON)
     assert NO_JSON_REASON == "gate returned no JSON — failing open"
 
 
-def test_seed_takes_json_from_first_to_last_brace(fake_api, sdk_client):
+def test_seed_takes_json_from_first_to_last_brace(scripted_model):
     text = 'Sure! {"retrieve": true, "query": "plans {weekend}", "reason": "r"} Hope it helps.'
-    fake_api.queue(Reply(text=text))
-    assert should_retrieve(sdk_client, "m", "x") == (True, "plans {weekend}", "r")
+    scripted_model.queue(text)
+    assert should_retrieve(scripted_model, "m", "x") == (True, "plans {weekend}", "r")
 
 
 @pytest.mark.parametrize(
@@ -114,16 +119,16 @@ def test_decision_records_method_tokens_and_time(fake_api, sdk_client):
     assert not decision.truncated
 
 
-def test_string_false_reads_as_false(fake_api, sdk_client):
-    fake_api.queue(Reply(text='{"retrieve": "false", "query": "", "reason": "small talk"}'))
-    decision = LlmGate(sdk_client, "m").decide("how are you?")
+def test_string_false_reads_as_false(scripted_model):
+    scripted_model.queue('{"retrieve": "false", "query": "", "reason": "small talk"}')
+    decision = LlmGate(scripted_model, "m").decide("how are you?")
     assert decision.retrieve is False
     assert decision.label == "skipped"
 
 
-def test_json_in_code_fences_parses(fake_api, sdk_client):
-    fake_api.queue(Reply(text=f"```json\n{ALEX_JSON}\n```"))
-    decision = LlmGate(sdk_client, "m").decide("when am I meeting Alex?")
+def test_json_in_code_fences_parses(scripted_model):
+    scripted_model.queue(f"```json\n{ALEX_JSON}\n```")
+    decision = LlmGate(scripted_model, "m").decide("when am I meeting Alex?")
     assert (decision.retrieve, decision.query, decision.method) == (
         True,
         "meeting Alex",
@@ -158,23 +163,23 @@ def test_gate_does_not_retry_by_default(fake_api, sdk_client):
 
 
 @pytest.mark.parametrize("message", ["", "   ", "\n\t "])
-def test_empty_message_skips_without_calling_the_model(fake_api, sdk_client, message):
-    decision = LlmGate(sdk_client, "m").decide(message)
+def test_empty_message_skips_without_calling_the_model(scripted_model, message):
+    decision = LlmGate(scripted_model, "m").decide(message)
     assert (decision.retrieve, decision.reason, decision.method) == (
         False,
         "empty message",
         Method.EMPTY_INPUT,
     )
-    assert fake_api.requests == []
+    assert scripted_model.calls == []
 
 
-def test_huge_message_is_cut_before_the_prompt(fake_api, sdk_client):
-    fake_api.queue(Reply(text=ALEX_JSON))
+def test_huge_message_is_cut_before_the_prompt(scripted_model):
+    scripted_model.queue(ALEX_JSON)
     message = "Remember my trip to Lisbon. " * 4000  # ~112,000 characters
-    decision = LlmGate(sdk_client, "m").decide(message)
+    decision = LlmGate(scripted_model, "m").decide(message)
     assert decision.truncated is True
-    assert decision.retrieve is True
-    sent = fake_api.requests[0].body["messages"][0]["content"]
+    assert decision.retrieve is True and not decision.failed_open
+    sent = scripted_model.calls[0]["messages"][0]["content"]
     assert len(sent) <= len(GATE_PROMPT) + MAX_GATE_MESSAGE_CHARS
     assert message[:MAX_GATE_MESSAGE_CHARS] in sent
 

@@ -10,13 +10,13 @@ from assistant.gate_modes import NAMES, GateConfigError, build_gate, help_text, 
 from assistant.local_gate import CascadeGate, LocalGate
 
 
-def test_build_gate_modes(sdk_client) -> None:
+def test_build_gate_modes(scripted_model) -> None:
     settings = Settings()
     assert isinstance(build_gate("local", settings, None), LocalGate)
     for mode in ("always", "never", "length"):
         assert build_gate(mode, settings, None).name == mode
-    assert isinstance(build_gate("llm", settings, sdk_client), LlmGate)
-    assert isinstance(build_gate("cascade", settings, sdk_client), CascadeGate)
+    assert isinstance(build_gate("llm", settings, scripted_model), LlmGate)
+    assert isinstance(build_gate("cascade", settings, scripted_model), CascadeGate)
 
 
 @pytest.mark.parametrize("mode", ["llm", "cascade"])
