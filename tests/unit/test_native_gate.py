@@ -1,7 +1,7 @@
 """How the native gate reads the built-in model's first token: the decision's meaning.
 
 A real model cannot be made to say P(true) = 0.9 on cue, so a tiny stand-in for llama.cpp's
-native endpoints answers here; the real server is exercised in test_local_model.py.
+native endpoints answers here; the real server is in tests/integration/test_local_model.py.
 """
 
 from __future__ import annotations
@@ -48,7 +48,8 @@ class _Native(BaseHTTPRequestHandler):
 @pytest.fixture
 def native() -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Native)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # A short poll: shutdown() waits up to one poll interval (0.5 s by default) per test.
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     _Native.prompts = []
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
