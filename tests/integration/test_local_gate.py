@@ -154,12 +154,15 @@ def test_the_badge_reads_the_text_the_classifier_reads(local, monkeypatch):
     assert calls == ["What is the capital of Australia these days?"]  # once, unwrapped
 
 
-@pytest.mark.eval  # embeds ~2,900 messages and trains twice
+@pytest.mark.eval  # embeds ~570 messages and trains twice
 def test_training_is_reproducible(local):
+    # Reproducibility is not about size: a few hundred rows (still many embedding batches
+    # of 32, both labels in each split) show it as well as the ~2,900 used before, at a
+    # fifth of the cost.
     examples = load_examples()
-    subset = [e for e in examples if e.split == "train"][::12] + [
+    subset = [e for e in examples if e.split == "train"][::60] + [
         e for e in examples if e.split == "heldout"
-    ][::6]
+    ][::30]
     first = train(subset, local.encoder(), grid=(10.0,))
     second = train(subset, local.encoder(), grid=(10.0,))
     np.testing.assert_array_equal(first.hidden_w, second.hidden_w)
