@@ -121,8 +121,9 @@ def test_a_reply_streams_into_a_turn(server: LocalModel, store: MemoryStore) -> 
     pieces: list[str] = []
     # Seed 7 gives the same reply on every run; with today's system prompt the 135M model
     # rambles past any room we give it. Its length is its quality, not the plumbing: a
-    # reply cut at the limit still streamed, and any other error fails the test.
-    turn = _pipeline(_client(server.base_url), store, max_tokens=120).respond(
+    # reply cut at the limit still streamed, and any other error fails the test. So the
+    # room is small: each token costs time on a busy machine and proves nothing more.
+    turn = _pipeline(_client(server.base_url), store, max_tokens=32).respond(
         "Say hello to me.", on_text=pieces.append
     )
     assert turn.error is None or "length limit" in turn.error, turn.error
@@ -233,9 +234,10 @@ def test_killing_the_server_mid_stream_ends_that_turn_and_the_next_completes(
 
         notice = assistant.prepare_turn()
         assert notice and "restarted" in notice and "exit code -9" in notice
-        pipeline = pipeline.with_(responder=ModelResponder(client, "local-gguf", max_tokens=200))
+        pipeline = pipeline.with_(responder=ModelResponder(client, "local-gguf", max_tokens=32))
         after = pipeline.respond("Say hello to me.")
-        # The restarted server answers; the 135M model may ramble to the limit.
+        # The restarted server answers; the 135M model may ramble to the limit (kept small:
+        # that it answers is the point, not how much).
         assert after.error is None or "length limit" in after.error, after.error
         assert after.reply.strip()
         assert model.status.restarts == 1
@@ -243,12 +245,23 @@ def test_killing_the_server_mid_stream_ends_that_turn_and_the_next_completes(
         model.stop()
 
 
-def test_stop_leaves_no_process_and_no_port(tmp_path: Path) -> None:
+def test_ready_callbacks_run_before_waiters_and_stop_leaves_no_process_and_no_port(
+    tmp_path: Path,
+) -> None:
+    # One start for two checks of a server's life (each was a test that started its own).
     model = LocalModel(str(SMALL), log_path=tmp_path / "server.log")
-    assert model.start().wait_ready().ready
-    pid, port = model.pid, model.port
-    assert pid and _pid_alive(pid) and health(model.base_url)
-    model.stop()
+    warmed: list[str] = []
+    model.on_ready(lambda: warmed.append(model.status.state))
+    try:
+        assert model.start().wait_ready().ready
+        # Called before waiters are released, so the first decision finds a warm cache.
+        assert warmed == ["ready"]
+        model.on_ready(lambda: warmed.append("late"))  # already ready: called at once
+        assert warmed == ["ready", "late"]
+        pid, port = model.pid, model.port
+        assert pid and _pid_alive(pid) and health(model.base_url)
+    finally:
+        model.stop()
     assert not _pid_alive(pid) and _port_free(port)
     model.stop()  # twice is fine
 
@@ -445,20 +458,6 @@ def test_the_native_gate_fails_open_when_the_server_is_gone(tmp_path: Path) -> N
     decision = NativeLlamaGate(f"http://127.0.0.1:{port}", timeout=2.0).decide("hi there, Sam?")
     assert decision.retrieve and decision.method is Method.FAILED_OPEN
     assert "URLError" in decision.reason or "ConnectionRefused" in decision.reason
-
-
-def test_the_model_reads_the_gate_prompt_as_soon_as_it_is_ready(tmp_path: Path) -> None:
-    model = LocalModel(str(SMALL), log_path=tmp_path / "server.log")
-    warmed: list[str] = []
-    model.on_ready(lambda: warmed.append(model.status.state))
-    try:
-        assert model.start().wait_ready().ready
-        # Called before waiters are released, so the first decision finds a warm cache.
-        assert warmed == ["ready"]
-        model.on_ready(lambda: warmed.append("late"))  # already ready: called at once
-        assert warmed == ["ready", "late"]
-    finally:
-        model.stop()
 
 
 def test_a_process_exiting_while_the_model_warms_logs_no_traceback(tmp_path: Path) -> None:
