@@ -14,7 +14,7 @@ import pytest
 from assistant.fake_api import FakeAnthropicServer
 from tests.fakes import ListSearch, ScriptedModel
 
-pytest_plugins = ["tests.tiers"]  # the unit tier (`--fast`) and the markers of the slow ones
+pytest_plugins = ["tests.tiers"]  # the tiers: tests/unit's guard, `--fast`, the slow markers
 
 _real_connect = socket.socket.connect
 ROOT = Path(__file__).resolve().parent.parent
