@@ -16,7 +16,7 @@ PORT ?= 8501
 help:
 	@echo "make demo         set up and run the Streamlit demo (no API key needed)"
 	@echo "make test         set up and run the tests"
-	@echo "make test-fast    the unit tier only: no Chroma, ONNX, servers or browser (<60 s)"
+	@echo "make test-fast    the unit tier, tests/unit: fakes, no Chroma/ONNX/browser (~8 s)"
 	@echo "make bench        run every benchmark, write docs/benchmarks.md (~10 min)"
 	@echo "make bench-quick  a smaller run of every section (~6 min; docs/quick/)"
 	@echo "make screenshot   redraw docs/screenshot.png in headless Chromium"
@@ -55,9 +55,9 @@ test: $(VENV)/.stamp-test $(VENV)/.stamp-smollm
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q
 
-# The unit tier (tests/tiers.py): logic tests on in-process fakes. `make test` runs everything.
+# The unit tier (tests/unit, see tests/tiers.py). `make test` runs everything.
 test-fast: $(VENV)/.stamp-test
-	$(BIN)/python -m pytest -q --fast
+	$(BIN)/python -m pytest -q tests/unit
 
 lint: $(VENV)/.stamp-test
 	$(BIN)/ruff check .

@@ -11,6 +11,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from assistant.gates.base import GateMode
+from memory.settings import SettingsError, StoreSettings
+from memory.settings import cache_home as cache_home  # re-exported: assistant.model_file
+from memory.settings import env_float as _float
 
 # Current, non-deprecated model ids (checked against anthropic/_data/deprecated_models.py).
 DEFAULT_GATE_MODEL = "claude-haiku-5-5"
@@ -20,23 +23,6 @@ LOCAL_MODEL_OFF = "off"
 # our follow-up and single-question dev sets (docs/answers.md, "Sampling"): a presenter
 # wants the right answer every time. Other endpoints keep their own default.
 BUILT_IN_TEMPERATURE = 0.0
-
-
-class SettingsError(ValueError):
-    """An environment variable holds a value we cannot use."""
-
-
-def _float(env: Mapping[str, str], name: str, default: float, lo: float, hi: float) -> float:
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise SettingsError(f"{name} must be a number, got {raw!r}") from None
-    if not lo <= value <= hi:
-        raise SettingsError(f"{name} must be between {lo} and {hi}, got {value}")
-    return value
 
 
 def _temperature(env: Mapping[str, str]) -> str:
@@ -56,12 +42,6 @@ def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
     if raw in ("0", "false", "no", "off"):
         return False
     raise SettingsError(f"{name} must be true or false, got {raw!r}")
-
-
-def cache_home(env: Mapping[str, str] | None = None) -> Path:
-    """The user's cache folder: $XDG_CACHE_HOME, else ~/.cache."""
-    env = os.environ if env is None else env
-    return Path(env.get("XDG_CACHE_HOME", "").strip() or Path.home() / ".cache")
 
 
 @dataclass(frozen=True)
@@ -123,6 +103,18 @@ class Settings:
             return "api.anthropic.com"
         return urlsplit(self.base_url).hostname or self.base_url
 
+    @property
+    def store(self) -> StoreSettings:
+        """Where the memory store is: the part of these settings the memory/ package reads."""
+        return StoreSettings(
+            memory_dir=self.memory_dir,
+            user_id=self.user_id,
+            chroma_host=self.chroma_host,
+            chroma_port=self.chroma_port,
+            min_similarity=self.min_similarity,
+            cache_home=self.cache_home,
+        )
+
     def with_(self, **changes: object) -> Settings:
         """A copy with some fields changed."""
         return replace(self, **changes)
@@ -153,10 +145,7 @@ class Settings:
             gate_mode = GateMode(raw_mode or (GateMode.LLM if api_key else GateMode.LOCAL))
         except ValueError:
             raise SettingsError(f"MEMGATE_GATE_MODE must be one of {', '.join(GateMode)}") from None
-        port_raw = env.get("MEMGATE_CHROMA_PORT", "8000").strip() or "8000"
-        if not port_raw.isdigit() or not 0 < int(port_raw) < 65536:
-            raise SettingsError(f"MEMGATE_CHROMA_PORT must be a port number, got {port_raw!r}")
-        min_sim_raw = env.get("MEMGATE_MIN_SIMILARITY", "").strip()
+        store = StoreSettings.from_env(env)  # the memory CLI reads these the same way
         return cls(
             api_key=api_key,
             base_url=base_url,
@@ -165,19 +154,17 @@ class Settings:
             gate_timeout=_float(env, "MEMGATE_GATE_TIMEOUT", 5.0, 0.1, 120.0),
             chat_timeout=_float(env, "MEMGATE_CHAT_TIMEOUT", 60.0, 1.0, 600.0),
             gate_mode=gate_mode,
-            memory_dir=Path(env.get("MEMGATE_MEMORY_DIR", "").strip() or ".memory-gate"),
-            chroma_host=env.get("MEMGATE_CHROMA_HOST", "").strip() or None,
-            chroma_port=int(port_raw),
-            user_id=env.get("MEMGATE_USER", "").strip() or "demo",
-            min_similarity=(
-                _float(env, "MEMGATE_MIN_SIMILARITY", 0.0, -1.0, 1.0) if min_sim_raw else None
-            ),
+            memory_dir=store.memory_dir,
+            chroma_host=store.chroma_host,
+            chroma_port=store.chroma_port,
+            user_id=store.user_id,
+            min_similarity=store.min_similarity,
             capture=_bool(env, "MEMGATE_CAPTURE", True),
             local_model=env.get("MEMGATE_LOCAL_MODEL", "").strip(),
             model_cache_dir=Path(cache)
             if (cache := env.get("MEMGATE_MODEL_CACHE", "").strip())
             else None,
             eval_dir=Path(data) if (data := env.get("MEMGATE_EVAL_DIR", "").strip()) else None,
-            cache_home=cache_home(env),
+            cache_home=store.cache_home,
             temperature=_temperature(env),
         )

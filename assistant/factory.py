@@ -43,16 +43,7 @@ def start_local_model(settings: Settings, **options: Any) -> tuple[Settings, Loc
 
 def open_store(settings: Settings) -> MemoryStore:
     """The memory store the settings describe: a Chroma server when chroma_host is set."""
-    from memory.store import MemoryStore
-
-    return MemoryStore.open(
-        settings.memory_dir,
-        settings.user_id,
-        host=settings.chroma_host,
-        port=settings.chroma_port,
-        min_similarity=settings.min_similarity,
-        cache_dir=settings.cache_home / "memory-gate",  # a server's keyword index is saved here
-    )
+    return settings.store.open()
 
 
 def build_assistant(settings: Settings | None = None, *, seed_if_empty: bool = True) -> Assistant:

@@ -9,18 +9,17 @@ crash in native code must not take the app down. The child dies with its parent 
 is a pipe from us, and EOF on it means we are gone), so no server is ever left holding a
 port.
 
-Run `python -m assistant.local_model serve --model FILE --port N` to start the child by hand.
+The child itself is assistant/llama_server.py: `python -m assistant.llama_server --model FILE
+--port N` starts one by hand.
 """
 
 from __future__ import annotations
 
-import argparse
 import atexit
 import contextlib
 import json
 import logging
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -32,8 +31,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from assistant.child_server import ChildExited, end_process, free_port, wait_until_healthy
+from assistant.llama_server import DEFAULT_CTX_PER_SLOT, DEFAULT_SLOTS, HOST, MODEL_ALIAS
 from assistant.model_file import (
-    ModelFileError,
     Progress,
     assemble_default_model,
     default_cache_dir,
@@ -41,8 +40,6 @@ from assistant.model_file import (
 )
 from assistant.text import Label
 
-HOST = "127.0.0.1"  # loopback only: the model server is never reachable from the network
-DEFAULT_CTX_PER_SLOT = 4096
 # The slot plan. llama.cpp keeps one prompt cache per slot. Compare mode's twins each answer
 # in a slot of their own, so each finds its own conversation there, already read, and never
 # what the other twin just read. Every other request (the gate, capture, replies outside
@@ -52,9 +49,7 @@ DEFAULT_CTX_PER_SLOT = 4096
 # it back from there.
 GATED_SLOT = 1
 ALWAYS_SLOT = 2
-DEFAULT_SLOTS = 3  # also: a gate call and two tabs' replies run at once; more requests queue
 START_TIMEOUT_S = 180.0
-MODEL_ALIAS = "local-gguf"  # the id requests name: llama.cpp serves one model
 # How long stop() waits for a ready callback still running: one whose request the stop cut
 # off ends at once; only a callback that ignores the server could take this long.
 CALLBACK_GRACE_S = 5.0
@@ -265,7 +260,7 @@ class LocalModel:
     def _spawn(self, path: Path) -> None:
         self._log_path.parent.mkdir(parents=True, exist_ok=True)
         cmd = [
-            sys.executable, "-m", "assistant.local_model", "serve",
+            sys.executable, "-m", "assistant.llama_server",
             "--model", str(path), "--port", str(self.port), "--ctx", str(self._ctx),
             "--slots", str(self._slots), "--threads", str(self._threads),
         ]  # fmt: skip
@@ -350,63 +345,3 @@ class LocalModel:
         # At exit this is atexit's call: a warm-up cut off mid-request ends here, quietly,
         # instead of in a daemon thread racing the interpreter's shutdown.
         self._await_callbacks()
-
-
-# ---- the child process ----------------------------------------------------------------
-
-
-def _die_with_parent() -> None:
-    """Exit when the parent goes away, however it goes (crash, SIGKILL, Ctrl-C)."""
-
-    # Not PR_SET_PDEATHSIG: it fires when the parent *thread* that spawned us exits, and we
-    # are spawned from a short-lived start-up thread.
-    def watch() -> None:
-        with contextlib.suppress(OSError):
-            sys.stdin.buffer.read()  # returns at EOF: the parent closed the pipe or died
-        os._exit(0)
-
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
-
-
-def serve(argv: list[str] | None = None) -> int:
-    """Run llama.cpp's server until the parent process goes away."""
-    parser = argparse.ArgumentParser(prog="python -m assistant.local_model serve")
-    parser.add_argument("--model", required=True)
-    parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--ctx", type=int, default=DEFAULT_CTX_PER_SLOT * DEFAULT_SLOTS)
-    parser.add_argument("--slots", type=int, default=DEFAULT_SLOTS)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--seed", type=int, default=None, help="repeatable sampling")
-    args = parser.parse_args(argv)
-    _die_with_parent()
-    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
-    try:
-        inspect_gguf(args.model)  # never hand llama.cpp a file that would crash it
-    except ModelFileError as exc:
-        print(f"refused: {exc}", file=sys.stderr, flush=True)
-        return 2
-    import xllamacpp
-
-    params = xllamacpp.CommonParams()
-    params.model.path = args.model
-    params.n_ctx = args.ctx
-    params.n_parallel = args.slots
-    params.port = args.port
-    params.hostnames = [HOST]
-    params.cpuparams.n_threads = args.threads
-    params.cpuparams_batch.n_threads = args.threads
-    params.use_jinja = True  # apply the model's own chat template
-    params.model_alias = MODEL_ALIAS
-    if args.seed is not None:
-        params.sampling.seed = args.seed
-        params.cache_prompt = False  # a reused KV cache changes the numbers, and the output
-    server = xllamacpp.Server(params)  # serves on its own threads while this object lives
-    threading.Event().wait()  # until SIGTERM or the parent's pipe closes
-    del server
-    return 0
-
-
-if __name__ == "__main__":
-    if sys.argv[1:2] != ["serve"]:
-        sys.exit("usage: python -m assistant.local_model serve --model FILE --port N")
-    sys.exit(serve(sys.argv[2:]))

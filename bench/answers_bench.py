@@ -293,7 +293,7 @@ def markdown(results: dict[str, Any], plots: Path, plot_name: str = "answers.png
         "about memory or notes. Speaks as the user: the reply echoes the question's 'my X' "
         "or 'I X' ('My brother lives in Cork'). Rules and tests: "
         "`assistant/eval/answer_score.py`, "
-        "`tests/test_answer_score.py`.",
+        "`tests/unit/test_answer_score.py`.",
     ]
     return "\n".join(lines)
 

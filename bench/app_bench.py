@@ -1,6 +1,6 @@
 """The real app's cold start in a real browser: the demo plus headless Chromium (Playwright).
 
-Used by `make bench`; the browser driver is the browser test's own (tests/browser.py):
+Used by `make bench`; the browser driver is the browser test's own (tests/browser/):
 
     python -m bench app            # prints one JSON object
 """

@@ -3,7 +3,7 @@
     python -m bench burst                          # both scenarios, 20 bursts of 5
     python -m bench burst --only busy --bursts 3   # one scenario, fewer bursts
 
-Each scenario runs the demo in headless Chromium (tests/browser.py's driver) and sends
+Each scenario runs the demo in headless Chromium (the driver in tests/browser/) and sends
 bursts of messages 0.05 s apart:
 
 - busy: three busy loops saturate both cores, and the model is the fake Messages API,

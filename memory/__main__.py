@@ -155,36 +155,17 @@ def build_parser(extra: Sequence[Callable[[Any], None]] = ()) -> argparse.Argume
     return parser
 
 
-def settings() -> Any:
-    """The app's own settings (assistant/config.py), so both read the environment alike."""
-    from assistant.config import Settings, SettingsError
+def open_store(args: argparse.Namespace) -> Any:
+    """The store the options (or the MEMGATE_* environment, read as the app reads it) name."""
+    from memory.settings import SettingsError, StoreSettings
 
     try:
-        return Settings.from_env()
+        settings = StoreSettings.from_env()
     except SettingsError as exc:
         raise MemoryStoreError(str(exc)) from None
-
-
-def open_store(args: argparse.Namespace) -> Any:
-    """The store the options (or the MEMGATE_* environment) point at."""
-    from memory.store import MemoryStore
-
-    s = settings()
-    # --dir means that folder, even when the environment names a server.
-    host = args.host or (None if args.dir is not None else s.chroma_host)
-    return MemoryStore.open(
-        memory_dir(args, s),
-        args.user or s.user_id,
-        host=host,
-        port=args.port or s.chroma_port,
-        min_similarity=s.min_similarity,
-        cache_dir=s.cache_home / "memory-gate",  # a server's keyword index is saved here
-    )
-
-
-def memory_dir(args: argparse.Namespace, s: Any) -> Path:
-    """The memory folder the options (or MEMGATE_MEMORY_DIR) name."""
-    return Path(args.dir) if args.dir is not None else Path(s.memory_dir)
+    return settings.overridden(
+        memory_dir=args.dir, user_id=args.user, host=args.host, port=args.port
+    ).open()
 
 
 def _as_dict(memory: Any, with_similarity: bool = False) -> dict[str, Any]:

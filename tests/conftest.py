@@ -14,7 +14,7 @@ import pytest
 from assistant.fake_api import FakeAnthropicServer
 from tests.fakes import ListSearch, ScriptedModel
 
-pytest_plugins = ["tests.tiers"]  # the unit tier (`--fast`) and the markers of the slow ones
+pytest_plugins = ["tests.tiers"]  # the tiers: tests/unit's guard, `--fast`, the slow markers
 
 _real_connect = socket.socket.connect
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,8 +41,8 @@ def _no_network_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test runs with no API key and no way off this machine."""
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN"):
         monkeypatch.delenv(name, raising=False)
-    # The app would start a 1 GB local model; tests that want one (tests/test_local_model.py)
-    # point MEMGATE_LOCAL_MODEL at the small test model themselves.
+    # The app would start a 1 GB local model; tests that want one
+    # (tests/integration/test_local_model.py) point MEMGATE_LOCAL_MODEL at the small model.
     monkeypatch.setenv("MEMGATE_LOCAL_MODEL", "off")
     monkeypatch.setattr(socket.socket, "connect", _loopback_only)
 
@@ -102,8 +102,16 @@ def sdk_client(fake_api: FakeAnthropicServer):  # noqa: ANN201 - anthropic is im
 
 
 @pytest.fixture
-def model() -> ScriptedModel:
-    """An in-process fake model client: queue replies, read `calls` (no HTTP, no SDK)."""
+def scripted_model() -> ScriptedModel:
+    """The default model for a unit test, in simonw/llm's mock_model style: in process.
+
+    Pass it where an anthropic client goes. `scripted_model.queue("reply", ...)` sets the
+    next replies (an exception is raised by its call), `.script` computes a reply from the
+    request, else `.default` ("OK.") answers; `.calls` holds every request as the keyword
+    arguments the code passed, and `.prompts(text)` the prompts that contain `text`. No HTTP
+    and no SDK: what must go over the wire (status codes, retries, timeouts, thinking
+    blocks, broken streams) is tested with `fake_api` and `sdk_client` instead.
+    """
     return ScriptedModel()
 
 

@@ -1,10 +1,17 @@
-"""Test tiers: `pytest --fast` runs the unit tier (no Chroma, no ONNX, no servers, no browser).
+"""Test tiers: the folder a test lives in is its tier.
 
-A test's tier is found, not declared by hand: markers come from the heavy modules its file
-imports at the top, from the heavy fixtures it uses, and from explicit marks (`eval`,
-`browser`, `server`, `local_model`). With `--fast`, files with heavy imports are not even
-imported, heavy tests are deselected, and a test that still loads Chroma, ONNX or the
-Streamlit test runner fails and says how to move it. Without `--fast` everything runs.
+tests/unit/         logic on in-process fakes (tests/fakes.py, the fake Messages API on
+                    127.0.0.1): no Chroma, no ONNX, no Streamlit, no servers, no browser.
+                    `make test-fast` (`pytest tests/unit`, or `pytest --fast`) runs it.
+tests/integration/  the real memory store (Chroma, the ONNX embedding model), real Chroma and
+                    llama.cpp servers, the app under Streamlit's AppTest, the evaluations.
+tests/browser/      the demo in a real headless Chromium (Playwright).
+
+The unit folder is guarded: a unit test whose file imports a heavy module at the top, that
+asks for a heavy fixture or carries a slow-tier marker stops the run at collection, and one
+that still loads Chroma, ONNX, AppTest, Playwright or llama.cpp while it runs fails; both say
+to move it to tests/integration. Elsewhere the same signs only mark the test (`-m chroma`,
+`-m "not browser"`, ...).
 """
 
 from __future__ import annotations
@@ -16,7 +23,9 @@ from pathlib import Path
 
 import pytest
 
-# Markers of the slow tiers; the fast tier is everything without one of them.
+TESTS = Path(__file__).resolve().parent
+UNIT = TESTS / "unit"
+# Markers of the slow tiers: no test in tests/unit carries one.
 HEAVY_MARKERS = ("chroma", "app", "eval", "browser", "server", "local_model")
 # Module prefixes whose top-level import makes a test file slow, and the marker it gets.
 HEAVY_IMPORTS = {
@@ -24,8 +33,7 @@ HEAVY_IMPORTS = {
     "onnxruntime": "chroma",
     "memory.store": "chroma",
     "memory.embeddings": "chroma",
-    "tests.servers.chroma_server": "server",
-    "tests.servers.store_worker": "server",
+    "tests.servers": "server",
     "streamlit": "app",
     "playwright": "browser",
     "tests.browser": "browser",
@@ -45,6 +53,7 @@ HEAVY_FIXTURES = {
 }
 # Loaded by nothing a unit test should touch; seen in sys.modules means the tier leaked.
 GUARDED_MODULES = ("chromadb", "onnxruntime", "streamlit.testing", "playwright", "xllamacpp")
+MOVE_IT = "move it to tests/integration (or use the fakes in tests/fakes.py)"
 
 
 def _heavy_imports(path: Path) -> set[str]:
@@ -68,62 +77,70 @@ def _guarded_loaded() -> set[str]:
     return {m for m in GUARDED_MODULES if m in sys.modules}
 
 
+def is_unit(path: Path | str) -> bool:
+    """True for a path inside tests/unit."""
+    return Path(path).resolve().is_relative_to(UNIT)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """--fast: the unit tier only."""
+    """--fast: the unit tier only (the same as `pytest tests/unit`)."""
     parser.addoption(
         "--fast",
         action="store_true",
-        help="run the unit tier only: no Chroma, no ONNX, no servers, no browser",
+        help="run tests/unit only: no Chroma, no ONNX, no servers, no browser",
     )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Register the tier markers (pyproject.toml lists them too, for --strict-markers)."""
     for marker in HEAVY_MARKERS:
-        config.addinivalue_line("markers", f"{marker}: a slow tier, left out by --fast")
+        config.addinivalue_line("markers", f"{marker}: a slow tier (never in tests/unit)")
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    """With --fast, a test file that imports Chroma or Streamlit at the top is not imported."""
-    if not config.getoption("--fast") or collection_path.suffix != ".py":
+    """With --fast, nothing outside tests/unit is collected (or imported)."""
+    if not config.getoption("--fast"):
         return None
-    if not collection_path.name.startswith("test_"):
+    path = collection_path.resolve()
+    if not path.is_relative_to(TESTS) or path == TESTS or is_unit(path):
         return None
-    return True if _heavy_imports(collection_path) else None
+    return True
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark each test with the tiers its imports and fixtures imply; --fast drops heavy ones."""
+    """Mark each test with the tiers its folder, imports and fixtures imply; guard tests/unit."""
     cache: dict[Path, set[str]] = {}
+    misplaced: list[str] = []
     for item in items:
         path = Path(str(item.path))
         if path not in cache:
             cache[path] = _heavy_imports(path)
         markers = set(cache[path])
         markers |= {HEAVY_FIXTURES[f] for f in item.fixturenames if f in HEAVY_FIXTURES}
+        if path.resolve().is_relative_to(TESTS / "browser"):
+            markers.add("browser")
         for marker in markers:
             item.add_marker(marker)
-    if not config.getoption("--fast"):
-        return
-    keep, drop = [], []
-    for item in items:
-        heavy = any(item.get_closest_marker(m) for m in HEAVY_MARKERS)
-        (drop if heavy else keep).append(item)
-    if drop:
-        config.hook.pytest_deselected(items=drop)
-        items[:] = keep
-    loaded = _guarded_loaded()
-    if loaded:
+        if is_unit(path):
+            heavy = sorted(m for m in HEAVY_MARKERS if item.get_closest_marker(m))
+            if heavy:
+                misplaced.append(f"{item.nodeid} ({', '.join(heavy)})")
+    if misplaced:
         raise pytest.UsageError(
-            f"the fast tier imported {sorted(loaded)} while collecting: a test file imports it "
-            "through a module that looks light. Import it inside the test, or mark the file."
+            f"tests/unit holds slow-tier tests: {MOVE_IT}:\n  " + "\n  ".join(misplaced)
+        )
+    loaded = _guarded_loaded()
+    if loaded and items and all(is_unit(item.path) for item in items):
+        raise pytest.UsageError(
+            f"collecting tests/unit imported {sorted(loaded)}: a unit test file imports it "
+            f"through a module that looks light. Import it inside an integration test: {MOVE_IT}."
         )
 
 
 @pytest.fixture(autouse=True)
-def _fast_tier_stays_fast(request: pytest.FixtureRequest) -> Iterator[None]:
-    """With --fast, fail a test that loaded Chroma, ONNX, AppTest, Playwright or llama.cpp."""
-    if not request.config.getoption("--fast"):
+def _unit_tier_stays_fast(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fail a unit test that loaded Chroma, ONNX, AppTest, Playwright or llama.cpp."""
+    if not is_unit(request.path):
         yield
         return
     before = _guarded_loaded()
@@ -131,7 +148,7 @@ def _fast_tier_stays_fast(request: pytest.FixtureRequest) -> Iterator[None]:
     leaked = _guarded_loaded() - before
     if leaked:
         pytest.fail(
-            f"a fast-tier test loaded {sorted(leaked)}: use the fakes in tests/fakes.py, or "
-            f"give it a tier marker ({', '.join(HEAVY_MARKERS)})",
+            f"a unit test loaded {sorted(leaked)}: {MOVE_IT}, or give it a tier marker "
+            f"({', '.join(HEAVY_MARKERS)}) there",
             pytrace=False,
         )
