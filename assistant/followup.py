@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from assistant.gates.base import GateDecision, Method, Said
+from assistant.gates.base import Said
 
 if TYPE_CHECKING:
     from memory.records import Memory
@@ -294,43 +294,6 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
     referent = " ".join(new)
     query = f"{about.strip()} {message.strip()}" if referent else message
     return Resolved(query=query, follow_up=True, turns_back=back, referent=referent)
-
-
-FOLLOW_UP_REASON = "follows up on your memories"
-
-
-def in_conversation(
-    decision: GateDecision, resolved: Resolved, continued: Said | None, keep_query: bool = False
-) -> GateDecision:
-    """The gate's decision on the message alone, read again with the conversation.
-
-    - A follow-up of an exchange that searched memory searches too, with the resolved
-      query: "What time?" after "When am I meeting Alex?" needs the same memory.
-    - Any retrieving follow-up searches with the resolved query.
-    - A skipped follow-up of a general exchange stays skipped: "and cubed?" after "what's
-      12 squared" is as general as the question it continues ("Now one about my cat",
-      after a joke, is retrieved by the gate on its own words).
-    A correction's or an empty message's decision is the user's or final: only the query
-    of a retrieving one is resolved. `keep_query`: the gate read the conversation itself
-    (the `llm` gate), and the standalone query its model wrote stands.
-    """
-    if not resolved.follow_up or continued is None or decision.method is Method.EMPTY_INPUT:
-        return decision
-    if decision.retrieve:
-        own = keep_query and decision.method is Method.MODEL and bool(decision.query)
-        return replace(
-            decision, query=decision.query if own else resolved.query, query_source=resolved.source
-        )
-    if decision.method is Method.CORRECTION or not continued.query:
-        return decision
-    return replace(
-        decision,
-        retrieve=True,
-        query=resolved.query,
-        reason=FOLLOW_UP_REASON,
-        method=Method.CONVERSATION,
-        query_source=resolved.source,
-    )
 
 
 # A follow-up is answered with at most this many of its own search's memories, and the

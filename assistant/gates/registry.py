@@ -18,8 +18,9 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from assistant.followup import Resolved, in_conversation
+from assistant.followup import Resolved
 from assistant.gates.base import GateMode, decide_in, failed_open_decision
+from assistant.gates.conversation import in_conversation
 from assistant.gates.forced import Forced
 from assistant.gates.vocabulary import with_vocabulary
 
