@@ -98,7 +98,7 @@ class Resolved:
     follow_up: bool = False
     turns_back: int = 0  # 1: it continues the last exchange; 2: the one before, ...
     referent: str = ""  # the words brought in from that exchange
-    person: str = ""  # who a "her" or "their" points at ("Mom", "my manager"), if anyone
+    person: str = ""  # the one person it asks about ("Mom", "my manager"), if any
 
     @property
     def source(self) -> str:
@@ -262,16 +262,31 @@ def _continued(message: str, recent: Sequence[Said]) -> int:
     return 1
 
 
+def _one_person(message: str) -> str:
+    """The one person a message names ("Mom", "my manager", "Jordan"), or "" for none or
+    several ("Is Alex coming to Jordan's party?" is about both).
+
+    A capitalised word that opens the sentence counts too: "Jordan wants…" names Jordan,
+    and "Draft…" then only makes the message name two, so nothing is narrowed.
+    """
+    people = set()
+    for w in words(message):
+        key = w.casefold().removesuffix("'s")
+        if key in _ROLES or (_NAME.fullmatch(w) and key not in _FUNCTION | _TITLES):
+            people.add(key)
+    return people.pop() if len(people) == 1 else ""
+
+
 def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolved:
     """The message as a standalone query, using the last exchanges (oldest first) if needed."""
     recent = list(recent)[-RECENT_TURNS:]
     if not recent:
-        return Resolved(query=message)
+        return Resolved(query=message, person=_one_person(message))
     back = _continued(message, recent)
     earlier = recent[-back]
     said = " ".join((earlier.user, earlier.query, earlier.assistant, *earlier.memories))
     if not leans_on_earlier(message, said, known):
-        return Resolved(query=message)
+        return Resolved(query=message, person=_one_person(message))
     about = earlier.query or earlier.user
     # "Now one about my dog, use his name": the message's own "my dog" comes first.
     pronoun = re.search(r"\b(?:he|him|his|she|her|hers|they|them|their|theirs)\b", message, re.I)
@@ -302,33 +317,31 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
 FOLLOW_UP_FOUND = 2
 
 
-def carried_forward(
+def answered_with(
     resolved: Resolved, earlier: Sequence[Memory], found: Sequence[Memory]
 ) -> tuple[Memory, ...]:
-    """The memories a follow-up is answered with: the best of what its search found, then
-    the memory the turn it continues was answered with first (`earlier`, its memories).
+    """The memories a message is answered with, from what its search `found`.
 
-    "What time?" after "When am I meeting Alex?" keeps the memory that turn used, even when
-    its own search finds nothing: an empty search must not make the model drop what it was
-    given a turn ago. The resolved query carries the earlier topic, so what it finds comes
-    first, by relevance ("and his mum's name?" after Kofi's job: Kofi's mum, then his job).
-    When the follow-up asks about a person ("When's her birthday?" after Mom), memories
-    that speak of someone else are left out, so the reply cannot name the wrong person.
+    A message about one person ("I need a gift idea for Mom", or "When's her birthday?"
+    after it) is not handed memories about someone else, when some found speak of them:
+    answering with "Jordan's birthday is on June 14" names the wrong person.
+
+    A follow-up gets the best two of what its search found, then the memory the turn it
+    continues was answered with first (`earlier`, that turn's memories). "What time?" after
+    "When am I meeting Alex?" keeps the memory that turn used, even when its own search
+    finds nothing: an empty search must not make the model drop what it was given a turn
+    ago. The resolved query carries the earlier topic, so what it finds comes first.
     """
-    if not resolved.follow_up:
-        return tuple(found)
-    earlier = tuple(earlier)
+    found = tuple(found)
+    earlier = tuple(earlier) if resolved.follow_up else ()
     if resolved.person:
         pool = (*found, *earlier)
-        about = {
-            m.id
-            for m, hit in zip(
-                pool, about_person([m.text for m in pool], resolved.person), strict=True
-            )
-            if hit
-        }
+        hits = about_person([m.text for m in pool], resolved.person)
+        about = {m.id for m, hit in zip(pool, hits, strict=True) if hit}
         if about:
-            found = [m for m in found if m.id in about]
+            found = tuple(m for m in found if m.id in about)
             earlier = tuple(m for m in earlier if m.id in about)
+    if not resolved.follow_up:
+        return found
     kept: dict[str, Memory] = {m.id: m for m in (*found[:FOLLOW_UP_FOUND], *earlier[:1])}
     return tuple(kept.values())

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from assistant.capture import CaptureMethod, Capturer, CaptureResult
 from assistant.completion import describe_error
-from assistant.followup import RECENT_TURNS, Resolved, carried_forward, resolve
+from assistant.followup import RECENT_TURNS, Resolved, answered_with, resolve
 from assistant.gates.base import Gate, GateDecision, Said
 from assistant.gates.forced import Forced
 from assistant.gates.registry import decide
@@ -282,7 +282,7 @@ class Pipeline:
             except Exception as exc:  # noqa: BLE001 - a broken store must not end the chat
                 error = f"memory search failed: {type(exc).__name__}: {exc}"
             earlier = continued.memories if continued is not None else ()
-            memories = carried_forward(resolved, earlier, memories)
+            memories = answered_with(resolved, earlier, memories)
         if self.screen_memories:
             memories, withheld = screen(memories)
         after_search = self._clock()

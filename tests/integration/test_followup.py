@@ -282,8 +282,13 @@ def test_a_follow_up_about_her_is_not_answered_with_someone_elses_birthday(
     ):
         store.add(text, source="seeded")
     turns = pipeline(sdk_client, store)
-    fake_api.queue(Reply(text=RETRIEVE), Reply(text="A scarf."))
+    gift = '{"retrieve": true, "query": "a gift idea for Mom", "reason": "your family"}'
+    fake_api.queue(Reply(text=gift), Reply(text="A scarf."))
     first = turns.respond("I need a gift idea for Mom")
+    # Asked about Mom, the reply is not handed Jordan's gift plans either.
+    assert [m.text for m in first.memories] == [
+        "My mom Linda lives in Portland and calls every Sunday morning."
+    ]
     fake_api.queue(Reply(text=SKIP), Reply(text="I don't know her birthday."))
     turn = turns.respond("When's her birthday?", [first])
     assert turn.decision.query == "When's Mom's birthday?"
@@ -321,6 +326,11 @@ def test_a_person_is_known_by_the_name_a_memory_gives_them():
     # A title is not a name: "Dr" does not make the GP the MSc supervisor.
     doctors = ["My MSc supervisor is Dr. Anwar Qureshi.", "My GP is Dr. Imogen Fairweather."]
     assert about_person(doctors, "Dr Anwar Qureshi") == [True, False]
+    # A message about one person is narrowed to them; one about two, or none, is not.
+    assert resolve("I need a gift idea for Mom", []).person == "mom"
+    assert resolve("Is Alex coming to Jordan's party?", []).person == ""
+    assert resolve("Jordan wants my mom's address", []).person == ""
+    assert resolve("What's 2+2?", []).person == ""
     # "they" may be a restaurant: only he and she pin the follow-up to a person.
     assert resolve("Am I allergic to anything they serve?", [ALEX_TURN]).person == ""
     assert resolve("What does he do?", [ALEX_TURN]).person == "Alex"
