@@ -26,7 +26,7 @@ def run() -> dict[str, Any]:
     from assistant.config import Settings
     from assistant.eval.answer_data import read_questions
     from assistant.eval.answers import start_model
-    from assistant.gates.base import Said
+    from assistant.gates.base import Conversation, Said
     from assistant.gates.registry import build_gate
 
     model = start_model(Settings(gate_timeout=Settings.from_env().gate_timeout))
@@ -42,7 +42,7 @@ def run() -> dict[str, Any]:
             recent = [Said(user=text, query=text) for text in q.earlier]
             readings = [("message alone", ()), ("with the conversation", recent)]
             for key, context in readings if i % 2 == 0 else readings[::-1]:
-                decision = gate.decide(q.question, recent=context)
+                decision = gate.decide(q.question, Conversation(tuple(context), q.question))
                 times[key].append(decision.elapsed_ms)
                 if q.needs_memory:
                     retrieved[key] += decision.retrieve

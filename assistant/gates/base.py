@@ -8,7 +8,6 @@ A leaf: it imports nothing from the rest of the project but `assistant.text`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -128,6 +127,18 @@ class Said:
     memories: tuple[str, ...] = ()  # the memory texts that turn was answered with
 
 
+@dataclass(frozen=True)
+class Conversation:
+    """What a gate that reads the conversation is given with a message.
+
+    The message is read with the last exchanges once per turn, by the resolver
+    (assistant/followup.py); every gate in the chain gets that one reading.
+    """
+
+    said: tuple[Said, ...]  # the last exchanges, oldest first
+    meant: str  # the message as it reads standing alone ("When's Mom's birthday?")
+
+
 class Gate(Protocol):
     """Anything that decides whether a message needs memory."""
 
@@ -142,10 +153,11 @@ class Gate(Protocol):
         ...
 
 
-def decide_in(gate: Gate, message: str, recent: Sequence[Said] = ()) -> GateDecision:
-    """The gate's decision; a gate that reads the conversation is given the last exchanges."""
-    if recent and getattr(gate, "reads_conversation", False):
-        return gate.decide(message, recent=recent)  # type: ignore[call-arg]
+def decide_in(gate: Gate, message: str, conversation: Conversation | None = None) -> GateDecision:
+    """The gate's decision; a gate that reads the conversation is given it."""
+    reads = getattr(gate, "reads_conversation", False)
+    if conversation is not None and conversation.said and reads:
+        return gate.decide(message, conversation=conversation)  # type: ignore[call-arg]
     return gate.decide(message)
 
 

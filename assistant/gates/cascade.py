@@ -10,7 +10,7 @@ it is not asked at all and the cascade decides exactly as the local gate does.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -20,7 +20,7 @@ from assistant.gates.local.text import gate_text
 from assistant.gates.trust import LlmTrust, logit
 
 if TYPE_CHECKING:
-    from assistant.gates.base import Gate, GateDecision, Said
+    from assistant.gates.base import Conversation, Gate, GateDecision
     from assistant.gates.local.classifier import LocalGate
 
 
@@ -74,7 +74,7 @@ class CascadeGate:
         """True when the LLM it asks reads a follow-up's last exchanges."""
         return bool(getattr(self.llm, "reads_conversation", False))
 
-    def decide(self, message: str, recent: Sequence[Said] = ()) -> GateDecision:
+    def decide(self, message: str, conversation: Conversation | None = None) -> GateDecision:
         """Decide locally when sure; otherwise add the LLM's vote (a failing LLM retrieves).
 
         elapsed_ms is the whole decision, local and LLM; model_ms only the LLM's part, so
@@ -89,7 +89,7 @@ class CascadeGate:
         if not self.band(p) or explicit_memory_reference(gate_text(message)):
             return replace(local, gate=self.name, elapsed_ms=(self._clock() - started) * 1e3)
         self.llm_calls += 1
-        asked = decide_in(self.llm, message, recent)
+        asked = decide_in(self.llm, message, conversation)
         elapsed = (self._clock() - started) * 1000.0
         if asked.failed_open:
             return replace(asked, gate=self.name, confidence=p, elapsed_ms=elapsed)

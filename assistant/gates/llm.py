@@ -14,6 +14,7 @@ from typing import Any
 
 from assistant.completion import ModelCallError, ModelError
 from assistant.gates.base import (
+    Conversation,
     GateDecision,
     GateMode,
     Method,
@@ -182,11 +183,11 @@ class LlmGate:
     def warm(self) -> None:
         """Nothing to load: the model's endpoint is warmed by its own first request."""
 
-    def decide(self, message: str, recent: Sequence[Said] = ()) -> GateDecision:
+    def decide(self, message: str, conversation: Conversation | None = None) -> GateDecision:
         """Ask the small model; any failure retrieves (fails open) and says why.
 
-        With `recent` (the last exchanges, oldest first) the prompt shows them first and
-        asks for a standalone query; without, it is the seed's prompt exactly.
+        With a `conversation` the prompt shows its last exchanges first and asks for a
+        standalone query; without, it is the seed's prompt exactly.
         """
         if not message.strip():
             return empty_decision(self.name)
@@ -203,8 +204,8 @@ class LlmGate:
 
         try:
             prompt = self._prompt.format(message=prompt_message)
-            if recent:
-                prompt = conversation_prefix(recent) + prompt
+            if conversation is not None and conversation.said:
+                prompt = conversation_prefix(conversation.said) + prompt
             reply = self._api.ask([{"role": "user", "content": prompt}])
             tokens = (reply.input_tokens, reply.output_tokens)
             if reply.cut_off:

@@ -15,14 +15,14 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from assistant.gates.base import (
+    Conversation,
     GateDecision,
     GateMode,
     Method,
-    Said,
     bounded,
     empty_decision,
     model_call_decision,
@@ -233,7 +233,7 @@ class NativeLlamaGate:
             return True, memory_query(message), f"model: needs memory, p={p:.2f}"
         return False, "", f"model: no memory needed, p={p:.2f}"
 
-    def decide(self, message: str, recent: Sequence[Said] = ()) -> GateDecision:
+    def decide(self, message: str, conversation: Conversation | None = None) -> GateDecision:
         """Ask the model through the grammar; any failure retrieves (fails open) and says why.
 
         A follow-up is asked as the resolver's standalone text ("When's Mom's birthday?"),
@@ -242,10 +242,8 @@ class NativeLlamaGate:
         """
         if not message.strip():
             return empty_decision(self.name)
-        if recent:
-            from assistant.followup import resolve
-
-            message = resolve(message, recent).query
+        if conversation is not None:
+            message = conversation.meant or message
         prompt_message, truncated = bounded(message)
         started = self._clock()
         tokens = (0, 0)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from assistant.followup import Resolved
-from assistant.gates.base import GateMode, decide_in, failed_open_decision
+from assistant.gates.base import Conversation, GateMode, decide_in, failed_open_decision
 from assistant.gates.conversation import in_conversation
 from assistant.gates.forced import Forced
 from assistant.gates.vocabulary import with_vocabulary
@@ -157,14 +157,14 @@ def _reads_message_alone(gate: Gate) -> bool:
     return mode is not None and not mode.judges
 
 
-def _asked(gate: Gate, message: str, said: Sequence[Said]) -> GateDecision:
+def _asked(gate: Gate, message: str, conversation: Conversation) -> GateDecision:
     """The gate's decision; a gate that raises fails open, as the LLM gate does itself.
 
     The LLM gate never raises, but the local gate can (missing or corrupt weights, a
     broken embedding model), and a turn must never end in an exception.
     """
     try:
-        return decide_in(gate, message, said)
+        return decide_in(gate, message, conversation)
     except Exception as exc:  # noqa: BLE001 - every gate failure must fail open, by design
         _log.exception("gate %r raised; failing open", gate.name)
         return failed_open_decision(gate.name, message, exc)
@@ -191,7 +191,9 @@ def decide(
 
     `gate` is the chosen gate, behind the user's corrections when it judges (`gate_for`),
     or a `Forced` decision. `said` are the last exchanges (oldest first), `resolved` the
-    message read with them and `continued` the exchange a follow-up continues. With
+    message read with them and `continued` the exchange a follow-up continues. The message
+    is read with the conversation once, by the caller: every gate in the chain that reads
+    the conversation gets `resolved.query` as what the message means. With
     `vocabulary` (the store whose keyword index the rule reads), a judged skip that names
     what the user's memories mention retrieves.
 
@@ -205,7 +207,7 @@ def decide(
         forced = gate.decision
         # A forced re-run still searches with the conversation's words.
         return in_conversation(forced, resolved, continued) if forced.retrieve else forced
-    decision = _asked(gate, message, said)
+    decision = _asked(gate, message, Conversation(tuple(said), resolved.query))
     if vocabulary is not None:
         decision = _with_vocabulary(decision, message, vocabulary)
     if _reads_message_alone(gate):

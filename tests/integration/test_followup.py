@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from assistant.fake_api import Reply
@@ -180,26 +178,34 @@ def test_the_llm_gate_reads_the_last_exchanges_and_its_standalone_query_is_searc
     assert turn.decision.query_source == "from your last message"
 
 
-def test_a_corrected_follow_up_decides_that_follow_up_not_the_same_words_elsewhere(store):
+def test_a_corrected_follow_up_decides_that_follow_up_not_the_same_words_elsewhere(
+    fake_api, sdk_client, store
+):
     from assistant.gates.corrections.actions import correct, open_corrections
     from assistant.gates.local import shared_local_gate
     from assistant.gates.registry import with_corrections
 
     book = open_corrections(store)
-    gate = with_corrections(shared_local_gate(), book)
-    alex = [ALEX_TURN]
-    resolved = resolve("What time?", alex)
-    shown = gate.decide("What time?", recent=alex)
-    # The badge the user corrects: a follow-up retrieved with the conversation's words.
-    follow_up = replace(
-        shown, retrieve=True, query=resolved.query, query_source=resolved.source
-    )  # fmt: skip
-    correct(book, "What time?", follow_up)
-    assert gate.decide("What time?", recent=alex).method is Method.CORRECTION
+    turns = Pipeline(
+        gate=with_corrections(shared_local_gate(), book),
+        store=store,
+        responder=ModelResponder(sdk_client, "chat-model"),
+    )
+    fake_api.queue(Reply(text="Thursday at 7:30pm."), Reply(text="7:30pm."))
+    alex = turns.respond("When am I meeting Alex?")
+    shown = turns.respond("What time?", [alex])
+    assert shown.decision.retrieve and shown.decision.query_source
+    # The user says this follow-up needed no memory: the same follow-up is decided so.
+    correct(book, "What time?", shown.decision)
+    fake_api.queue(Reply(text="Sure."))
+    again = turns.respond("What time?", [alex])
+    assert again.decision.method is Method.CORRECTION and not again.decision.retrieve
     # The same words after another exchange mean something else: the gate decides them.
-    dentist = [Said("When is my dentist appointment?", query="dentist appointment")]
-    assert gate.decide("What time?", recent=dentist).method is not Method.CORRECTION
-    assert gate.decide("What time?").method is not Method.CORRECTION
+    fake_api.queue(Reply(text="Tuesday."), Reply(text="At 9."))
+    dentist = turns.respond("When is my dentist appointment?")
+    assert turns.respond("What time?", [dentist]).decision.method is not Method.CORRECTION
+    fake_api.queue(Reply(text="It is noon."))
+    assert turns.respond("What time?").decision.method is not Method.CORRECTION
 
 
 def test_the_thing_the_last_exchange_talked_about_is_that_thing():

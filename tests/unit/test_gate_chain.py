@@ -90,3 +90,26 @@ def test_only_judging_gates_are_put_behind_corrections() -> None:
     assert with_corrections(wrapped, book) is wrapped
     judge = Judge()
     assert with_corrections(judge, None) is judge
+
+
+class Reader(Judge):
+    """A judging gate that reads the conversation, and keeps what it was given."""
+
+    reads_conversation = True
+
+    def decide(self, message: str, conversation=None) -> GateDecision:  # type: ignore[override]
+        self.given = conversation
+        return super().decide(message)
+
+
+def test_every_gate_that_reads_the_conversation_gets_the_callers_one_reading() -> None:
+    # "And Mum's?" is a follow-up only because the user's memories mention Mum: the store
+    # is read once, by the caller, and the chain hands on that reading, not a fresh one.
+    earlier = [Said("When's Declan's birthday?", "March 3.", query="Declan's birthday")]
+    resolved = resolve("And Mum's?", earlier, Store(["Mum"]).mentions)
+    assert resolved.query == "When's Mum's birthday?"
+    assert not resolve("And Mum's?", earlier).follow_up  # without the store: a new question
+    reader = Reader()
+    decide(reader, "And Mum's?", earlier, resolved, earlier[-1])
+    assert reader.given.meant == "When's Mum's birthday?"
+    assert [s.user for s in reader.given.said] == ["When's Declan's birthday?"]

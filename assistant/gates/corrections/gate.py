@@ -15,18 +15,17 @@ turns only the gate's own skips into retrieves, so a correction stands.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from assistant.followup import resolve
 from assistant.gates.base import GateDecision, Method, bounded, decide_in
 from assistant.gates.local.text import gate_text, memory_query
 
 if TYPE_CHECKING:
-    from assistant.gates.base import Gate, Said
+    from assistant.gates.base import Conversation, Gate
     from memory.corrections import Correction, CorrectionBook
     from memory.embeddings import MiniLM
 
@@ -103,19 +102,21 @@ class CorrectedGate:
             raise AttributeError(attr)
         return getattr(self.inner, attr)
 
-    def decide(self, message: str, recent: Sequence[Said] = ()) -> GateDecision:
+    # A follow-up is looked up as what it means, so the chain hands this gate the
+    # conversation whatever the wrapped gate reads.
+    reads_conversation = True
+
+    def decide(self, message: str, conversation: Conversation | None = None) -> GateDecision:
         """The nearest close correction's decision, else the wrapped gate's."""
         if not message.strip():
             return self.inner.decide(message)
         started = self._clock()
         # A follow-up is looked up as what it means with the conversation, as it was kept.
-        meant = message
-        if recent:
-            meant = resolve(message, recent).query
-        vector = self.reader([meant])[0]
+        meant = conversation.meant if conversation is not None else message
+        vector = self.reader([meant or message])[0]
         hit = self.book.nearest(vector)
         if hit is None or hit[1] < self.threshold:
-            decision = decide_in(self.inner, message, recent)
+            decision = decide_in(self.inner, message, conversation)
             # Our look-up is part of this decision's time: say so.
             return replace(decision, elapsed_ms=(self._clock() - started) * 1000.0)
         correction = hit[0]
