@@ -20,7 +20,7 @@ from assistant.gates.corrections.actions import Rerun, correct, rerun_of
 from assistant.gates.rules import always_gate
 from assistant.local_model import ALWAYS_SLOT, GATED_SLOT
 from assistant.pipeline import Turn, Variant
-from assistant.respond import ModelResponder
+from assistant.respond import ModelResponder, ReplySource
 from assistant.wiring import Wiring
 
 if TYPE_CHECKING:
@@ -70,8 +70,9 @@ class ReplyHooks:
     on_text: TextCallback | None = None
 
 
-# The UI opens a place to draw each twin when it starts, and returns its hooks.
-OpenTurn = Callable[[Variant], ReplyHooks]
+# The UI opens a place to draw each twin when it starts, and returns its hooks; it is told
+# where the reply will come from (the model, or the offline responder), to draw it so.
+OpenTurn = Callable[[Variant, ReplySource], ReplyHooks]
 # Called with the model's status while a loading local model is waited for.
 OnWait = Callable[["ModelStatus"], None]
 
@@ -164,8 +165,10 @@ class Chat:
             for v in Variant
         }
 
+        source = wiring.pipeline.responder.source  # where the reply will come from
+
         def run(variant: Variant) -> Turn:
-            hooks = open_turn(variant) if open_turn is not None else ReplyHooks()
+            hooks = open_turn(variant, source) if open_turn is not None else ReplyHooks()
             return pipelines[variant].respond(
                 message,
                 conversation(kept, variant),

@@ -9,20 +9,14 @@ assembles a front from settings, `Assistant.over` wraps a fixed pipeline.
 
 from __future__ import annotations
 
-import logging
-import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from assistant.capture import Capturer
 from assistant.chat import Chat, Exchange, OnWait, OpenTurn, TurnOptions
 from assistant.config import Settings
 from assistant.gates.base import GateMode
 from assistant.gates.registry import modes_for, needs_a_model
-from assistant.local_model import ModelState
-from assistant.offline import OfflineResponder
-from assistant.text import end_sentence
-from assistant.wiring import GateShelf, Wiring
+from assistant.wiring import Switchboard, Wiring
 
 if TYPE_CHECKING:  # the store imports Chroma: only building one pays for it
     from assistant.gates.base import Gate
@@ -34,15 +28,13 @@ if TYPE_CHECKING:  # the store imports Chroma: only building one pays for it
     from memory.records import Added, Memory
     from memory.store import MemoryStore
 
-_log = logging.getLogger(__name__)
-
 
 class Assistant:
     """Everything a UI or an evaluation needs, built once per process and shared by sessions.
 
-    What answers lives in one immutable `Wiring`; falling back to offline builds a new one
-    and swaps it in whole (`_swap`): a turn that took the old snapshot finishes on it.
-    Reading a status or a property never changes it.
+    What answers lives in one immutable `Wiring`, held by a `Switchboard` (wiring.py) that
+    swaps in an offline one whole when the local model fails: a turn that took the old
+    snapshot finishes on it. Reading a status or a property never changes it.
     """
 
     def __init__(
@@ -55,10 +47,10 @@ class Assistant:
         self.settings = settings
         self.store = store
         self.local = local  # the llama.cpp server this process owns, if any
-        self._wiring = wiring
-        self._swap_lock = threading.Lock()  # two sessions falling back build one snapshot
-        # One chat for the process: it reads the current snapshot at each exchange.
-        self._chat = Chat(lambda: self._wiring, self.prepare_turn)
+        self._board = Switchboard(settings, wiring, local)
+        # One chat for the process: it prepares the model and reads the current snapshot
+        # at each exchange.
+        self._chat = Chat(self._board.current, self._board.prepare)
 
     @classmethod
     def over(
@@ -72,17 +64,17 @@ class Assistant:
     @property
     def wiring(self) -> Wiring:
         """The current snapshot of what answers; take it once and use it for a whole turn."""
-        return self._wiring
+        return self._board.current()
 
     @property
     def pipeline(self) -> Pipeline:
         """The current pipeline (responder, capture, default gate)."""
-        return self._wiring.pipeline
+        return self.wiring.pipeline
 
     @property
     def client(self) -> Any:
         """The anthropic client in use, or None when replies come from offline parts."""
-        return self._wiring.client
+        return self.wiring.client
 
     @property
     def chat(self) -> Chat:
@@ -108,12 +100,12 @@ class Assistant:
     @property
     def offline_reason(self) -> str | None:
         """Why replies come (or, once a turn starts, will come) from the offline responder."""
-        return self._wiring.offline_reason or self._failed_reason()
+        return self.wiring.offline_reason or self._board.failed_reason()
 
     @property
     def offline(self) -> bool:
         """True when replies come, or the next turn's will, from the offline responder."""
-        return self._wiring.offline or self._failed_reason() is not None
+        return self.wiring.offline or self._board.failed_reason() is not None
 
     # ---- gates ----------------------------------------------------------------------
 
@@ -125,7 +117,7 @@ class Assistant:
     @property
     def default_gate_mode(self) -> str:
         """The gate mode a new session starts with."""
-        mode = self._wiring.pipeline.gate.name
+        mode = self.wiring.pipeline.gate.name
         return mode if mode in self.available_gate_modes else GateMode.LOCAL
 
     def gate_modes_help(self) -> str:
@@ -138,7 +130,7 @@ class Assistant:
         """The gate for `mode`, built on first use; a mode needing a failed model raises."""
         if mode not in self.available_gate_modes:  # the wiring does not know yet: say so now
             raise needs_a_model(mode)
-        return self._wiring.gate(mode)
+        return self.wiring.gate(mode)
 
     def llm_trust(self) -> LlmTrust:
         """What the LLM gate of this configuration's model was measured to be worth."""
@@ -173,74 +165,20 @@ class Assistant:
         return self.local.restart("restarted on request")
 
     def prepare_turn(self, on_wait: Callable[[ModelStatus], None] | None = None) -> str | None:
-        """Make sure the model can answer before a turn; returns a notice when something changed.
-
-        A local model that is still loading is waited for (`on_wait` sees its progress); one
-        that died is restarted; one that cannot start sends replies to the offline parts.
-        """
-        if self.local is None or self._wiring.offline:
-            return None
-        status = self.local.status
-        waited = status.loading
-        while status.loading:
-            if on_wait is not None:
-                on_wait(status)
-            status = self.local.wait_ready(0.25)
-        if waited and on_wait is not None:
-            on_wait(status)  # the wait is over: ready, or failed
-        reason = self._failed_reason()
-        if reason is not None:
-            self._swap(self._offline_wiring(reason))
-            return f"Answering offline: {reason}"
-        if not status.ready:
-            return None  # stopped: the turn fails open and says why
-        restarted = self.local.ensure_running()
-        return end_sentence(restarted[0].upper() + restarted[1:]) if restarted else None
-
-    def _failed_reason(self) -> str | None:
-        status = self.model_status()
-        if status is None or status.state is not ModelState.FAILED or self._wiring.offline:
-            return None
-        return f"the local model could not start: {status.error}"
-
-    def _offline_wiring(self, reason: str) -> Wiring:
-        """The offline parts, keeping the store and every gate that runs without a model."""
-        old = self._wiring
-        built = old.gates.built() if old.gates is not None else {}
-        gates = GateShelf.for_settings(self.settings, None, built, old.corrections)
-        gate = old.pipeline.gate
-        if gate.name not in gates.modes:
-            gate = gates.get(GateMode.LOCAL)
-        pipeline = old.pipeline.with_(
-            gate=gate, responder=OfflineResponder(), capturer=Capturer(self.store)
-        )
-        return Wiring(
-            pipeline=pipeline,
-            client=None,
-            gates=gates,
-            offline_reason=reason,
-            corrections=old.corrections,
-        )
-
-    def _swap(self, wiring: Wiring) -> None:
-        """Replace the snapshot whole; a second fallback racing the first changes nothing."""
-        with self._swap_lock:
-            if self._wiring.offline:
-                return
-            _log.warning("falling back to the offline responder: %s", wiring.offline_reason)
-            self._wiring = wiring
+        """Make sure the model can answer before a turn (the chat does this itself)."""
+        return self._board.prepare(on_wait)
 
     # ---- corrections ----------------------------------------------------------------
 
     @property
     def corrections(self) -> CorrectionBook | None:
         """The user's corrections of the gate, which every judging gate consults."""
-        return self._wiring.corrections
+        return self.wiring.corrections
 
     @property
     def keeps_corrections(self) -> bool:
         """True when this assistant keeps the user's corrections of the gate."""
-        return self._wiring.corrections is not None
+        return self.wiring.corrections is not None
 
     def can_correct(self, turn: Turn) -> bool:
         """True when `turn`'s badge gets a "Wrong decision?" button (a judged decision)."""
@@ -252,17 +190,17 @@ class Assistant:
         """The user's correction of this very message that overturned `turn`'s decision."""
         from assistant.gates.corrections.actions import standing_correction
 
-        book = self._wiring.corrections
+        book = self.wiring.corrections
         return None if book is None else standing_correction(book, turn.message, turn.decision)
 
     def list_corrections(self) -> list[Correction]:
         """The user's corrections, newest first (none when none are kept)."""
-        book = self._wiring.corrections
+        book = self.wiring.corrections
         return [] if book is None else book.list()
 
     def delete_correction(self, correction_id: str) -> bool:
         """Delete one correction: the gate decides messages like it itself again."""
-        book = self._wiring.corrections
+        book = self.wiring.corrections
         return False if book is None else book.delete(correction_id)
 
     # ---- memories -------------------------------------------------------------------

@@ -1,25 +1,35 @@
 """What answers a message: client, pipeline (responder, capture, default gate) and the gates.
 
-A `Wiring` is never changed once built. When the local model fails, the front (front.py)
-builds an offline `Wiring` and swaps it in with one assignment: a turn that already took
-the old snapshot finishes on it, and no thread ever sees half of each. `Wiring.gate` is
-how a turn finds the gate of a mode; `GateShelf` builds each gate on first use.
+A `Wiring` is never changed once built. `Switchboard` holds the current one: before each
+exchange it makes sure the local model can answer, and when the model fails it builds an
+offline `Wiring` and swaps it in with one assignment: a turn that already took the old
+snapshot finishes on it, and no thread ever sees half of each. `Wiring.gate` is how a turn
+finds the gate of a mode; `GateShelf` builds each gate on first use.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from assistant.capture import Capturer
+from assistant.gates.base import GateMode
 from assistant.gates.registry import GateConfigError, gate_for, modes_for, needs_a_model
+from assistant.local_model import ModelState
+from assistant.offline import OfflineResponder
 from assistant.pipeline import Pipeline
+from assistant.text import end_sentence
 
 if TYPE_CHECKING:
     from assistant.config import Settings
     from assistant.gates.base import Gate
+    from assistant.local_model import LocalModel, ModelStatus
     from memory.corrections import CorrectionBook
+
+_log = logging.getLogger(__name__)
 
 
 class GateShelf:
@@ -92,3 +102,83 @@ class Wiring:
         if self.gates is None:
             raise GateConfigError(f"gate mode {str(mode)!r} is not wired here")
         return self.gates.get(mode)
+
+
+class Switchboard:
+    """The current `Wiring`, and the local model it answers with; safe to share across threads.
+
+    `prepare` runs before each exchange (the chat calls it), then the exchange reads
+    `current` once: a fallback to offline that `prepare` made is used at once.
+    """
+
+    def __init__(self, settings: Settings, wiring: Wiring, local: LocalModel | None = None):
+        self.settings = settings
+        self.local = local  # the llama.cpp server this process owns, if any
+        self._wiring = wiring
+        self._swap_lock = threading.Lock()  # two sessions falling back build one snapshot
+
+    def current(self) -> Wiring:
+        """The snapshot of what answers now; take it once and use it for a whole turn."""
+        return self._wiring
+
+    def prepare(self, on_wait: Callable[[ModelStatus], None] | None = None) -> str | None:
+        """Make sure the model can answer before a turn; returns a notice when something changed.
+
+        A local model that is still loading is waited for (`on_wait` sees its progress); one
+        that died is restarted; one that cannot start sends replies to the offline parts.
+        """
+        if self.local is None or self._wiring.offline:
+            return None
+        status = self.local.status
+        waited = status.loading
+        while status.loading:
+            if on_wait is not None:
+                on_wait(status)
+            status = self.local.wait_ready(0.25)
+        if waited and on_wait is not None:
+            on_wait(status)  # the wait is over: ready, or failed
+        reason = self.failed_reason()
+        if reason is not None:
+            self._swap(self._offline_wiring(reason))
+            return f"Answering offline: {reason}"
+        if not status.ready:
+            return None  # stopped: the turn fails open and says why
+        restarted = self.local.ensure_running()
+        return end_sentence(restarted[0].upper() + restarted[1:]) if restarted else None
+
+    def failed_reason(self) -> str | None:
+        """Why the local model cannot answer, once it failed and before the swap; else None."""
+        if self.local is None or self._wiring.offline:
+            return None
+        status = self.local.status
+        if status.state is not ModelState.FAILED:
+            return None
+        return f"the local model could not start: {status.error}"
+
+    def _offline_wiring(self, reason: str) -> Wiring:
+        """The offline parts, keeping the store and every gate that runs without a model."""
+        old = self._wiring
+        built = old.gates.built() if old.gates is not None else {}
+        gates = GateShelf.for_settings(self.settings, None, built, old.corrections)
+        gate = old.pipeline.gate
+        if gate.name not in gates.modes:
+            gate = gates.get(GateMode.LOCAL)
+        store = old.pipeline.store
+        pipeline = old.pipeline.with_(
+            gate=gate, responder=OfflineResponder(), capturer=Capturer(store)
+        )
+        return Wiring(
+            pipeline=pipeline,
+            client=None,
+            gates=gates,
+            offline_reason=reason,
+            corrections=old.corrections,
+        )
+
+    def _swap(self, wiring: Wiring) -> None:
+        """Replace the snapshot whole; a second fallback racing the first changes nothing."""
+        with self._swap_lock:
+            if self._wiring.offline:
+                return
+            _log.warning("falling back to the offline responder: %s", wiring.offline_reason)
+            self._wiring = wiring

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import functools
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,21 +78,17 @@ def unreachable(exc: BaseException) -> str | None:
     return None
 
 
-def server_errors(method: Callable[..., Any]) -> Callable[..., Any]:
+@contextmanager
+def server_errors(location: Location) -> Iterator[None]:
     """Turn "the server went away" (raw httpx errors) into one MemoryStoreError that says why."""
-
-    @functools.wraps(method)
-    def guarded(self: Any, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return method(self, *args, **kwargs)
-        except Exception as exc:
-            server = self.location.server
-            what = unreachable(exc) if server is not None else None
-            if what is None:
-                raise
-            raise server_down(*server, what) from exc
-
-    return guarded
+    try:
+        yield
+    except Exception as exc:
+        server = location.server
+        what = unreachable(exc) if server is not None else None
+        if what is None:
+            raise
+        raise server_down(*server, what) from exc
 
 
 def persistent_client(folder: Path) -> Any:

@@ -150,10 +150,9 @@ class CorrectionBook:
         self._matrix = np.stack(vectors) if vectors else np.zeros((0, 0), dtype=np.float32)
         self._seen = count
 
-    @server_errors
     def nearest(self, vector: np.ndarray) -> tuple[Correction, float] | None:
         """The correction most similar (cosine) to `vector`, with its similarity; None if none."""
-        with self._lock:
+        with server_errors(self.location), self._lock:
             self._refresh_locked()
             if not self._items:
                 return None
@@ -175,49 +174,49 @@ class CorrectionBook:
         """Record the right decision for `message`; correcting it again replaces the old one."""
         return self.add_many([(message, retrieve, gate, reason, created_at)])[0]
 
-    @server_errors
     def add_many(self, rows: Iterable[tuple[str, bool, str, str, str | None]]) -> list[Correction]:
         """Record many (message, retrieve, gate, reason, created_at): one embedding batch."""
-        made: dict[str, Correction] = {}
-        for message, retrieve, gate, reason, created in rows:
-            text = clean_text(message, "the corrected message")
-            if not isinstance(retrieve, bool):
-                raise MemoryStoreError("retrieve must be true or false")
-            stamp = clean_created_at(created) if created else _iso(self._clock())
-            # One correction per message: its id is the id of its normalised text.
-            cid = text_id(self.user_id, text)
-            made[cid] = Correction(cid, text, retrieve, stamp, gate, reason)
-        if not made:
-            return []
-        records = list(made.values())
-        vectors = np.asarray(self._embed([c.message for c in records]), dtype=np.float32)
-        self._collection.upsert(
-            ids=[c.id for c in records],
-            documents=[c.message for c in records],
-            embeddings=[v.tolist() for v in vectors],
-            metadatas=[
-                {
-                    "retrieve": c.retrieve,
-                    "created_at": c.created_at,
-                    "gate": c.gate,
-                    "reason": c.reason,
-                }
-                for c in records
-            ],
-        )
-        self._journal.append([c.id for c in records])
-        self._stale()
-        return records
+        with server_errors(self.location):
+            made: dict[str, Correction] = {}
+            for message, retrieve, gate, reason, created in rows:
+                text = clean_text(message, "the corrected message")
+                if not isinstance(retrieve, bool):
+                    raise MemoryStoreError("retrieve must be true or false")
+                stamp = clean_created_at(created) if created else _iso(self._clock())
+                # One correction per message: its id is the id of its normalised text.
+                cid = text_id(self.user_id, text)
+                made[cid] = Correction(cid, text, retrieve, stamp, gate, reason)
+            if not made:
+                return []
+            records = list(made.values())
+            vectors = np.asarray(self._embed([c.message for c in records]), dtype=np.float32)
+            self._collection.upsert(
+                ids=[c.id for c in records],
+                documents=[c.message for c in records],
+                embeddings=[v.tolist() for v in vectors],
+                metadatas=[
+                    {
+                        "retrieve": c.retrieve,
+                        "created_at": c.created_at,
+                        "gate": c.gate,
+                        "reason": c.reason,
+                    }
+                    for c in records
+                ],
+            )
+            self._journal.append([c.id for c in records])
+            self._stale()
+            return records
 
-    @server_errors
     def delete(self, cid: str) -> bool:
         """Forget one correction; False when there was none with that id."""
-        if not self._collection.get(ids=[cid], include=[])["ids"]:
-            return False
-        self._collection.delete(ids=[cid])
-        self._journal.append([cid])
-        self._stale()
-        return True
+        with server_errors(self.location):
+            if not self._collection.get(ids=[cid], include=[])["ids"]:
+                return False
+            self._collection.delete(ids=[cid])
+            self._journal.append([cid])
+            self._stale()
+            return True
 
     def _stale(self) -> None:
         # Our own write: the next lookup counts the journal instead of waiting recheck_s.
@@ -226,21 +225,19 @@ class CorrectionBook:
 
     # ---- reads --------------------------------------------------------------------
 
-    @server_errors
     def get(self, cid: str) -> Correction | None:
         """One correction by id, or None."""
-        with self._lock:
+        with server_errors(self.location), self._lock:
             self._refresh_locked()
             return next((c for c in self._items if c.id == cid), None)
 
-    @server_errors
     def list(self) -> list[Correction]:
         """Every correction, newest first."""
-        with self._lock:
+        with server_errors(self.location), self._lock:
             self._refresh_locked()
             return sorted(self._items, key=lambda c: c.created_at, reverse=True)
 
-    @server_errors
     def count(self) -> int:
         """How many corrections the user has."""
-        return int(self._collection.count())
+        with server_errors(self.location):
+            return int(self._collection.count())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -151,6 +151,11 @@ FLAG = f"{RESERVED}flag"
 def iso(ts: float) -> str:
     """A Unix time as the ISO-8601 form the store keeps (UTC, microseconds)."""
     return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(timespec="microseconds")
+
+
+def stamps(clock: Callable[[], float]) -> Callable[[], str]:
+    """A function that tells `clock`'s time now in the form the store keeps (`iso`)."""
+    return lambda: iso(clock())
 
 
 def to_memory(

@@ -39,7 +39,7 @@ from memory.records import (
     Added,
     Memory,
     MemoryStoreError,
-    iso,
+    stamps,
     to_memory,
     validate_metadata,
 )
@@ -140,7 +140,11 @@ class MemoryStore:
             ),
         )
         self._keywords.open()
-        self._writes = Writes(self._collection, self._keywords, user_id, self.embed, self._now)
+        # The encoder and the clock themselves, not the store's methods: a write never
+        # calls back into the store that handed it on.
+        self._writes = Writes(
+            self._collection, self._keywords, user_id, self._model.encode, stamps(clock)
+        )
 
     # ---- construction -------------------------------------------------------------
 
@@ -186,12 +190,12 @@ class MemoryStore:
             return cls.http(host, port, user_id, **kw)
         return cls.persistent(memory_dir, user_id, **kw)
 
-    @server_errors
     def close(self) -> None:
         """Save the keyword index if it changed; an embedded folder is then free for others."""
-        self._keywords.save()
-        if self.location.folder is not None:
-            release_folder(self.location.folder)
+        with server_errors(self.location):
+            self._keywords.save()
+            if self.location.folder is not None:
+                release_folder(self.location.folder)
 
     # ---- properties ---------------------------------------------------------------
 
@@ -231,12 +235,12 @@ class MemoryStore:
 
     # ---- writes (memory/writes.py) ---------------------------------------------------
 
-    @server_errors
     def remember(
         self, text: str, metadata: Mapping[str, Any] | None = None, source: str = "typed"
     ) -> Added:
         """Store a fact; the same fact said again updates the existing memory instead."""
-        return self._writes.remember(text, metadata, source)
+        with server_errors(self.location):
+            return self._writes.remember(text, metadata, source)
 
     def add(
         self, text: str, metadata: Mapping[str, Any] | None = None, source: str = "typed"
@@ -244,131 +248,132 @@ class MemoryStore:
         """Store a fact and return its id (the same fact again updates the existing memory)."""
         return self.remember(text, metadata, source).id
 
-    @server_errors
     def add_records(self, memories: list[Memory], embeddings: np.ndarray | None = None) -> int:
         """Insert complete records as they are (ids, dates, sources kept); no dedup."""
-        return self._writes.add_records(memories, embeddings)
+        with server_errors(self.location):
+            return self._writes.add_records(memories, embeddings)
 
-    @server_errors
     def import_records(
         self, memories: Sequence[Memory], progress: Callable[[int], None] | None = None
     ) -> ImportResult:
         """Add records by the rules of remember(): the same fact merges, a re-run adds nothing."""
-        return self._writes.import_records(memories, progress)
+        with server_errors(self.location):
+            return self._writes.import_records(memories, progress)
 
-    @server_errors
     def update(self, id: str, text: str) -> Memory:
         """Replace a memory's text (re-embedded); raises MemoryStoreError if it is gone."""
-        return self._writes.update(id, text)
+        with server_errors(self.location):
+            return self._writes.update(id, text)
 
-    @server_errors
     def delete(self, id: str) -> bool:
         """Delete one memory; False when there was none with that id."""
-        return self._writes.delete(id)
+        with server_errors(self.location):
+            return self._writes.delete(id)
 
-    @server_errors
     def clear(self) -> int:
         """Delete all of this user's memories; returns how many were deleted."""
-        return self._writes.clear()
+        with server_errors(self.location):
+            return self._writes.clear()
 
     # ---- reads --------------------------------------------------------------------
 
-    @server_errors
     def get(self, id: str) -> Memory | None:
         """One memory by id, or None."""
-        got = self._collection.get(ids=[id], include=["documents", "metadatas"])
-        if not got["ids"]:
-            return None
-        return to_memory(got["ids"][0], got["documents"][0], got["metadatas"][0])
+        with server_errors(self.location):
+            got = self._collection.get(ids=[id], include=["documents", "metadatas"])
+            if not got["ids"]:
+                return None
+            return to_memory(got["ids"][0], got["documents"][0], got["metadatas"][0])
 
-    @server_errors
     def count(self) -> int:
         """How many memories this user has, as Chroma counts them now."""
-        return int(self._collection.count())
+        with server_errors(self.location):
+            return int(self._collection.count())
 
-    @server_errors
     def list(self, offset: int = 0, limit: int = 50) -> list[Memory]:
         """A page of memories, newest first (read from Chroma, so every writer's are there)."""
-        if offset < 0 or limit < 0:
-            raise MemoryStoreError("offset and limit must be >= 0")
-        # Creation times only, then the texts of one page: Chroma cannot sort for us.
-        order = sorted(
-            (
-                (str(meta.get(f"{RESERVED}created_at", "")), mid)
-                for mid, _, meta in chroma.pages(self._collection, ["metadatas"])
-            ),
-            reverse=True,
-        )
-        page = [mid for _, mid in order[offset : offset + limit]]
-        if not page:
-            return []
-        got = self._collection.get(ids=page, include=["documents", "metadatas"])
-        by_id = {
-            mid: to_memory(mid, doc, meta)
-            for mid, doc, meta in zip(got["ids"], got["documents"], got["metadatas"], strict=True)
-        }
-        return [by_id[mid] for mid in page if mid in by_id]
+        with server_errors(self.location):
+            if offset < 0 or limit < 0:
+                raise MemoryStoreError("offset and limit must be >= 0")
+            # Creation times only, then the texts of one page: Chroma cannot sort for us.
+            order = sorted(
+                (
+                    (str(meta.get(f"{RESERVED}created_at", "")), mid)
+                    for mid, _, meta in chroma.pages(self._collection, ["metadatas"])
+                ),
+                reverse=True,
+            )
+            page = [mid for _, mid in order[offset : offset + limit]]
+            if not page:
+                return []
+            got = self._collection.get(ids=page, include=["documents", "metadatas"])
+            by_id = {
+                mid: to_memory(mid, doc, meta)
+                for mid, doc, meta in zip(
+                    got["ids"], got["documents"], got["metadatas"], strict=True
+                )
+            }
+            return [by_id[mid] for mid in page if mid in by_id]
 
-    @server_errors
     def export(self) -> list[Memory]:
         """Every memory, oldest first (the order an import should replay)."""
-        rows = chroma.pages(self._collection, ["documents", "metadatas"])
-        out = [to_memory(mid, doc, meta) for mid, doc, meta in rows]
-        # Oldest first by creation time; the id breaks ties so the order is stable.
-        out.sort(key=lambda m: (m.created_at, m.id))
-        return out
+        with server_errors(self.location):
+            rows = chroma.pages(self._collection, ["documents", "metadatas"])
+            out = [to_memory(mid, doc, meta) for mid, doc, meta in rows]
+            # Oldest first by creation time; the id breaks ties so the order is stable.
+            out.sort(key=lambda m: (m.created_at, m.id))
+            return out
 
-    @server_errors
     def search(self, query: str, k: int = 5, min_similarity: float | None = None) -> list[Memory]:
         """The k most relevant memories scoring at least the cut-off; -1 disables the cut-off."""
-        if not isinstance(query, str) or not query.strip():
-            return []
-        if k < 1:
-            raise MemoryStoreError(f"k must be at least 1, got {k}")
-        cutoff = self._min_similarity if min_similarity is None else float(min_similarity)
-        scored = self.scored(query, k)
-        return [m for m in scored if (m.similarity or 0.0) >= cutoff][:k]
+        with server_errors(self.location):
+            if not isinstance(query, str) or not query.strip():
+                return []
+            if k < 1:
+                raise MemoryStoreError(f"k must be at least 1, got {k}")
+            cutoff = self._min_similarity if min_similarity is None else float(min_similarity)
+            scored = self.scored(query, k)
+            return [m for m in scored if (m.similarity or 0.0) >= cutoff][:k]
 
-    @server_errors
     def mentions(self, words: Sequence[str], max_share: float = 0.2) -> list[str]:
         """The words (names, codes) that some, but not most, of this user's memories contain.
 
         A keyword-index lookup, not a search: no memory is read. `max_share` keeps out a
         word so common in this store that it says nothing (the user's own name, say).
         """
-        if not words:
-            return []
-        total, counts = self._keywords.document_frequencies(words)
-        limit = max(1, int(total * max_share))
-        return [w for w, df in counts.items() if df and all(0 < n <= limit for n in df.values())]
+        with server_errors(self.location):
+            if not words:
+                return []
+            total, counts = self._keywords.document_frequencies(words)
+            limit = max(1, int(total * max_share))
+            return [
+                w for w, df in counts.items() if df and all(0 < n <= limit for n in df.values())
+            ]
 
-    @server_errors
     def scored(self, query: str, k: int) -> list[Memory]:
         """The top-k memories by hybrid similarity, without the cut-off."""
-        vector = self.embed([query])[0]
-        depth = max(CANDIDATES, 4 * k)
-        keyword_ids, idf = self._keywords.candidates(query, depth)
-        found = {mid: (doc, meta, cos) for mid, doc, meta, cos in self._nearest(vector, depth)}
-        missing = [mid for mid in keyword_ids if mid not in found]
-        if missing:
-            # Keyword-only candidates: read them from Chroma (a deleted one is simply not
-            # there) and score their stored vectors on the dense half too.
-            got = self._collection.get(
-                ids=missing, include=["documents", "metadatas", "embeddings"]
-            )
-            if len(got["ids"]):
-                sims = np.asarray(got["embeddings"], dtype=np.float32) @ vector
-                rows = zip(got["ids"], got["documents"], got["metadatas"], sims, strict=True)
-                for mid, doc, meta, sim in rows:
-                    found[mid] = (doc or "", dict(meta or {}), float(sim))
-        ranked = rank({mid: (doc, cos) for mid, (doc, _, cos) in found.items()}, idf, k)
-        return [to_memory(mid, found[mid][0], found[mid][1], round(s, 4)) for mid, s in ranked]
+        with server_errors(self.location):
+            vector = self.embed([query])[0]
+            depth = max(CANDIDATES, 4 * k)
+            keyword_ids, idf = self._keywords.candidates(query, depth)
+            found = {mid: (doc, meta, cos) for mid, doc, meta, cos in self._nearest(vector, depth)}
+            missing = [mid for mid in keyword_ids if mid not in found]
+            if missing:
+                # Keyword-only candidates: read them from Chroma (a deleted one is simply not
+                # there) and score their stored vectors on the dense half too.
+                got = self._collection.get(
+                    ids=missing, include=["documents", "metadatas", "embeddings"]
+                )
+                if len(got["ids"]):
+                    sims = np.asarray(got["embeddings"], dtype=np.float32) @ vector
+                    rows = zip(got["ids"], got["documents"], got["metadatas"], sims, strict=True)
+                    for mid, doc, meta, sim in rows:
+                        found[mid] = (doc or "", dict(meta or {}), float(sim))
+            ranked = rank({mid: (doc, cos) for mid, (doc, _, cos) in found.items()}, idf, k)
+            return [to_memory(mid, found[mid][0], found[mid][1], round(s, 4)) for mid, s in ranked]
 
     # ---- helpers ------------------------------------------------------------------
 
     def _nearest(self, vector: np.ndarray, n: int) -> list[Neighbour]:
         """The n nearest memories as (id, text, metadata, cosine), read from Chroma."""
         return chroma.nearest_many(self._collection, vector[None, :], n)[0]
-
-    def _now(self) -> str:
-        return iso(self._clock())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -182,7 +183,7 @@ class Writes:
             self.collection,
             self.user_id,
             self.embed,
-            lambda vectors, n: chroma.nearest_many(self.collection, vectors, n),
+            functools.partial(chroma.nearest_many, self.collection),
             self.now,
             self.keywords.changed,
         )

@@ -144,21 +144,13 @@ class Gate(Protocol):
 
     name: str
 
-    def decide(self, message: str) -> GateDecision:
-        """Return the decision for one user message."""
+    def decide(self, message: str, conversation: Conversation | None = None) -> GateDecision:
+        """Return the decision for one user message, read with `conversation` if it may."""
         ...
 
     def warm(self) -> None:
         """Pay first-use costs now (weights, a first inference), not on the first message."""
         ...
-
-
-def decide_in(gate: Gate, message: str, conversation: Conversation | None = None) -> GateDecision:
-    """The gate's decision; a gate that reads the conversation is given it."""
-    reads = getattr(gate, "reads_conversation", False)
-    if conversation is not None and conversation.said and reads:
-        return gate.decide(message, conversation=conversation)  # type: ignore[call-arg]
-    return gate.decide(message)
 
 
 def bounded(message: str, limit: int = MAX_GATE_MESSAGE_CHARS) -> tuple[str, bool]:

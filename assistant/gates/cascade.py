@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from assistant.gates.base import GateMode, decide_in, empty_decision
+from assistant.gates.base import GateMode, empty_decision
 from assistant.gates.local.rule import explicit_memory_reference
 from assistant.gates.local.text import gate_text
 from assistant.gates.trust import LlmTrust, logit
@@ -89,7 +89,7 @@ class CascadeGate:
         if not self.band(p) or explicit_memory_reference(gate_text(message)):
             return replace(local, gate=self.name, elapsed_ms=(self._clock() - started) * 1e3)
         self.llm_calls += 1
-        asked = decide_in(self.llm, message, conversation)
+        asked = self.llm.decide(message, conversation)
         elapsed = (self._clock() - started) * 1000.0
         if asked.failed_open:
             return replace(asked, gate=self.name, confidence=p, elapsed_ms=elapsed)

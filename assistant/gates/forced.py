@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from assistant.gates.base import GateDecision
+from assistant.gates.base import Conversation, GateDecision
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,6 @@ class Forced:
     def warm(self) -> None:
         """Nothing to load."""
 
-    def decide(self, message: str) -> GateDecision:
+    def decide(self, message: str, conversation: Conversation | None = None) -> GateDecision:
         """The decision given, whatever the message."""
         return self.decision

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from assistant.followup import Resolved
-from assistant.gates.base import Conversation, GateMode, decide_in, failed_open_decision
+from assistant.gates.base import Conversation, GateMode, failed_open_decision
 from assistant.gates.conversation import in_conversation
 from assistant.gates.forced import Forced
 from assistant.gates.vocabulary import with_vocabulary
@@ -164,7 +164,7 @@ def _asked(gate: Gate, message: str, conversation: Conversation) -> GateDecision
     broken embedding model), and a turn must never end in an exception.
     """
     try:
-        return decide_in(gate, message, conversation)
+        return gate.decide(message, conversation)
     except Exception as exc:  # noqa: BLE001 - every gate failure must fail open, by design
         _log.exception("gate %r raised; failing open", gate.name)
         return failed_open_decision(gate.name, message, exc)

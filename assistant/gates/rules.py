@@ -9,7 +9,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from assistant.gates.base import GateDecision, GateMode, Method, bounded, empty_decision
+from assistant.gates.base import (
+    Conversation,
+    GateDecision,
+    GateMode,
+    Method,
+    bounded,
+    empty_decision,
+)
 
 
 class RuleGate:
@@ -23,8 +30,8 @@ class RuleGate:
     def warm(self) -> None:
         """A rule has nothing to load."""
 
-    def decide(self, message: str) -> GateDecision:
-        """Apply the rule; instant, never calls a model."""
+    def decide(self, message: str, conversation: Conversation | None = None) -> GateDecision:
+        """Apply the rule to the message alone; instant, never calls a model."""
         if not message.strip():
             return empty_decision(self.name)
         started = time.perf_counter()

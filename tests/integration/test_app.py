@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 from assistant.fake_api import FakeAnthropicServer, Reply
 from tests.chat_box import send_message
+from tests.crossings import crossings
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 SECRET_KEY = "sk-test-SECRET-do-not-show-7f3a9"
@@ -607,3 +608,22 @@ def test_a_directory_given_as_the_local_model_is_reported_as_one(
         assert ".." not in sidebar.replace("\\.", ".")
     finally:
         st.cache_resource.clear()
+
+
+# ---- the path of a turn ---------------------------------------------------------------
+
+
+def test_a_turn_from_the_page_to_the_reply_enters_no_file_twice(
+    online_app: AppTest, fake_api: FakeAnthropicServer
+) -> None:
+    app = online_app
+    fake_api.queue(_gate_json(True, "dinner with Alex"), Reply(text="Thursday at 7:30pm."))
+    with crossings() as found:
+        send(app, "When am I meeting Alex?")  # the llm gate, a search, a streamed reply
+        app.segmented_control(key="gate_mode").set_value("local").run()
+        app.toggle(key="compare").set_value(True).run()
+        send(app, "What time?")  # a follow-up, read with the conversation, twice (compare)
+        wrong = [b for b in app.button if b.key and b.key.startswith("wrong-")]
+        wrong[-1].click().run()  # a correction, and its re-run if it was a skip
+    assert len(turns(app)) >= 3
+    assert not found, "\n".join(" -> ".join(route) + f"  ({fn})" for route, fn in found.items())

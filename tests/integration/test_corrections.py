@@ -43,7 +43,7 @@ class CountingGate:
         self.asked: list[str] = []
         self.retrieve = retrieve
 
-    def decide(self, message: str) -> GateDecision:
+    def decide(self, message: str, conversation: object = None) -> GateDecision:
         self.asked.append(message)
         return GateDecision(self.retrieve, "", "model says so", Method.MODEL, gate=self.name)
 

@@ -279,16 +279,19 @@ class _FailedModel:
 def test_the_offline_fallback_gate_is_wrapped_too(tmp_path: Path, fake_api: Any) -> None:
     from assistant.config import Settings
     from assistant.factory import build_assistant
+    from assistant.front import Assistant
 
     settings = Settings(
         memory_dir=tmp_path / "m", base_url=fake_api.url, gate_mode="cascade", local_model="off"
     )
-    assistant = build_assistant(settings, seed_if_empty=False)
+    built = build_assistant(settings, seed_if_empty=False)
+    assert isinstance(built.pipeline.gate, CorrectedGate)
+    assert isinstance(built.gate("llm"), CorrectedGate)
+    # The same wiring in front of a local model that failed to start: the next turn's
+    # preparation swaps in the offline wiring.
+    failed = _FailedModel()
+    assistant = Assistant(settings, built.store, built.wiring, local=failed)  # type: ignore[arg-type]
     try:
-        assert isinstance(assistant.pipeline.gate, CorrectedGate)
-        assert isinstance(assistant.gate("llm"), CorrectedGate)
-        # The local model fails: the next turn's preparation swaps in the offline wiring.
-        assistant.local = _FailedModel()  # type: ignore[assignment]
         assert (assistant.prepare_turn() or "").startswith("Answering offline")
         assert assistant.offline and assistant.pipeline.gate.name == "local"
         assert isinstance(assistant.pipeline.gate, CorrectedGate)
@@ -325,7 +328,7 @@ def test_a_forced_decision_is_used_without_asking_the_gate(tmp_path: Path) -> No
 
         name = "local"
 
-        def decide(self, message: str) -> Any:
+        def decide(self, message: str, conversation: object = None) -> Any:
             raise AssertionError(f"the gate was asked about {message!r}")
 
     store = MemoryStore.persistent(tmp_path / "m", "forced")

@@ -289,7 +289,7 @@ class ScriptedLlm:
         self.p_true = p_true
         self.calls: list[str] = []
 
-    def decide(self, message: str):  # noqa: ANN201 - a GateDecision
+    def decide(self, message: str, conversation: object = None):  # noqa: ANN201 - a GateDecision
         from assistant.gates.base import GateDecision
 
         self.calls.append(message)

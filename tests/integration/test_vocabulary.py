@@ -59,7 +59,7 @@ class SkipsEverything:
 
     name = "local"
 
-    def decide(self, message: str) -> GateDecision:
+    def decide(self, message: str, conversation: object = None) -> GateDecision:
         return _skip()
 
 

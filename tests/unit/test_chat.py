@@ -213,7 +213,8 @@ def test_hooks_see_each_decision_and_the_streamed_reply(
     scripted_model.script = _script([])
     seen: list[tuple[Variant, str]] = []
 
-    def open_turn(variant: Variant) -> ReplyHooks:
+    def open_turn(variant: Variant, source: ReplySource) -> ReplyHooks:
+        assert source is ReplySource.MODEL
         return ReplyHooks(
             on_decision=lambda d: seen.append((variant, d.label)),
             on_text=lambda piece: seen.append((variant, piece)),
@@ -366,7 +367,7 @@ class _SkippingGate:
     name: str = "local"
     asked: list[str] = field(default_factory=list)
 
-    def decide(self, message: str) -> GateDecision:
+    def decide(self, message: str, conversation: object = None) -> GateDecision:
         self.asked.append(message)
         return GateDecision(False, "", "general question", Method.LOCAL, gate=self.name)
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from assistant.gates.base import GateDecision, Method, bounded, decide_in
+from assistant.gates.base import GateDecision, Method, bounded
 from assistant.gates.local.text import gate_text, memory_query
 
 if TYPE_CHECKING:
@@ -102,21 +102,17 @@ class CorrectedGate:
             raise AttributeError(attr)
         return getattr(self.inner, attr)
 
-    # A follow-up is looked up as what it means, so the chain hands this gate the
-    # conversation whatever the wrapped gate reads.
-    reads_conversation = True
-
     def decide(self, message: str, conversation: Conversation | None = None) -> GateDecision:
         """The nearest close correction's decision, else the wrapped gate's."""
         if not message.strip():
-            return self.inner.decide(message)
+            return self.inner.decide(message, conversation)
         started = self._clock()
         # A follow-up is looked up as what it means with the conversation, as it was kept.
         meant = conversation.meant if conversation is not None else message
         vector = self.reader([meant or message])[0]
         hit = self.book.nearest(vector)
         if hit is None or hit[1] < self.threshold:
-            decision = decide_in(self.inner, message, conversation)
+            decision = self.inner.decide(message, conversation)
             # Our look-up is part of this decision's time: say so.
             return replace(decision, elapsed_ms=(self._clock() - started) * 1000.0)
         correction = hit[0]

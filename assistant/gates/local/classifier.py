@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from assistant.gates.base import GateDecision, GateMode, Method, bounded, empty_decision
+from assistant.gates.base import (
+    Conversation,
+    GateDecision,
+    GateMode,
+    Method,
+    bounded,
+    empty_decision,
+)
 from assistant.gates.local.badge import reason
 from assistant.gates.local.cues import hand_features
 from assistant.gates.local.rule import explicit_memory_reference
@@ -98,8 +105,12 @@ class LocalGate:
         """The classifier's P(retrieve) for one message (no timing, no decision)."""
         return float(self.probabilities([message])[0])
 
-    def decide(self, message: str) -> GateDecision:
-        """Classify one message; the reason names the strongest cue and the probability."""
+    def decide(self, message: str, conversation: Conversation | None = None) -> GateDecision:
+        """Classify the message alone; the reason names the strongest cue and the probability.
+
+        The conversation is the chain's to apply (gates/conversation.py): the classifier
+        was trained and measured on messages that stand alone.
+        """
         if not message.strip():
             return empty_decision(self.name)
         started = self._clock()
