@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from assistant.capture import Capturer
@@ -163,17 +163,12 @@ class Switchboard:
         gate = old.pipeline.gate
         if gate.name not in gates.modes:
             gate = gates.get(GateMode.LOCAL)
-        store = old.pipeline.store
+        offline = OfflineResponder()
         pipeline = old.pipeline.with_(
-            gate=gate, responder=OfflineResponder(), capturer=Capturer(store)
+            gate=gate, responder=offline, capturer=Capturer(old.pipeline.store)
         )
-        return Wiring(
-            pipeline=pipeline,
-            client=None,
-            gates=gates,
-            offline_reason=reason,
-            corrections=old.corrections,
-        )
+        # The same corrections: what the user taught the gate outlives the model.
+        return replace(old, pipeline=pipeline, client=None, gates=gates, offline_reason=reason)
 
     def _swap(self, wiring: Wiring) -> None:
         """Replace the snapshot whole; a second fallback racing the first changes nothing."""

@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from assistant.gates.base import (
-    Conversation,
-    GateDecision,
-    GateMode,
-    Method,
-    bounded,
-    empty_decision,
-)
+from assistant.gates.base import GateDecision, GateMode, Method, bounded, empty_decision
+
+if TYPE_CHECKING:
+    from assistant.gates.base import Conversation
 
 
 class RuleGate:

@@ -10,14 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from assistant.gates.base import (
-    Conversation,
-    GateDecision,
-    GateMode,
-    Method,
-    bounded,
-    empty_decision,
-)
+from assistant.gates.base import GateDecision, GateMode, Method, bounded, empty_decision
 from assistant.gates.local.badge import reason
 from assistant.gates.local.cues import hand_features
 from assistant.gates.local.rule import explicit_memory_reference
@@ -25,6 +18,7 @@ from assistant.gates.local.text import gate_text, memory_query
 from assistant.gates.local.weights import WEIGHTS_PATH, GateWeights
 
 if TYPE_CHECKING:  # memory.embeddings imports chromadb: only pay for it when the gate runs
+    from assistant.gates.base import Conversation
     from memory.embeddings import MiniLM
 
 
