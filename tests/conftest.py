@@ -14,7 +14,8 @@ import pytest
 from assistant.fake_api import FakeAnthropicServer
 from tests.fakes import ListSearch, ScriptedModel
 
-pytest_plugins = ["tests.tiers"]  # the tiers: tests/unit's guard, `--fast`, the slow markers
+# The tiers: tests/unit's guard, `--fast`, the slow markers; and where temporary folders live.
+pytest_plugins = ["tests.tiers", "tests.scratch"]
 
 _real_connect = socket.socket.connect
 ROOT = Path(__file__).resolve().parent.parent

@@ -128,21 +128,38 @@ def running_app(memory_dir: Path, env: dict[str, str] | None = None) -> Iterator
 
 
 @contextlib.contextmanager
-def chromium_page(width: int = 1440, height: int = 900) -> Iterator[Any]:
-    """A fresh page in headless Debian Chromium."""
+def chromium() -> Iterator[Any]:
+    """Headless Debian Chromium (a Playwright Browser), closed on the way out."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         try:
-            context = browser.new_context(
-                viewport={"width": width, "height": height}, device_scale_factor=1
-            )
-            page = context.new_page()
-            page.set_default_timeout(PAGE_TIMEOUT_S * 1000)
-            yield page
+            yield browser
         finally:
             browser.close()
+
+
+@contextlib.contextmanager
+def browser_page(browser: Any, width: int = 1440, height: int = 900) -> Iterator[Any]:
+    """A fresh page of `browser` in a context of its own: no cookies, storage or cache of
+    another page, so the app gives it a new session."""
+    context = browser.new_context(
+        viewport={"width": width, "height": height}, device_scale_factor=1
+    )
+    try:
+        page = context.new_page()
+        page.set_default_timeout(PAGE_TIMEOUT_S * 1000)
+        yield page
+    finally:
+        context.close()
+
+
+@contextlib.contextmanager
+def chromium_page(width: int = 1440, height: int = 900) -> Iterator[Any]:
+    """A fresh page in a fresh headless Debian Chromium."""
+    with chromium() as browser, browser_page(browser, width, height) as page:
+        yield page
 
 
 def wait_usable(page: Any) -> None:

@@ -19,10 +19,12 @@ import pytest
 
 from tests.browser import (
     BADGES,
+    RunningApp,
     badge_texts,
     browser_missing,
+    browser_page,
     busy_cpu,
-    chromium_page,
+    chromium,
     offline_env,
     running_app,
     send,
@@ -48,13 +50,58 @@ def browser_ready() -> None:
     pytest.skip(missing)
 
 
-def test_offline_demo_in_a_real_browser(browser_ready: None, tmp_path: Path) -> None:
-    with chromium_page(width=1600, height=1040) as page, running_app(tmp_path / "memories") as app:
+# One Chromium, and one app per setup, serve the module: each test opens its page in a
+# context of its own, which the app serves as a new session (a conversation of its own).
+# Launching Chromium and loading the app's store and gate again for every test cost ~1.5 s
+# and ~5 s each, and checked nothing more.
+
+
+def module_app_env(memory_dir: Path) -> dict[str, str]:
+    """offline_env, with what conftest's autouse fixture sets for each test: a module's
+    app starts before that fixture runs, and would otherwise load the 1 GB local model."""
+    env = offline_env(memory_dir)
+    env["MEMGATE_LOCAL_MODEL"] = "off"
+    return env
+
+
+@pytest.fixture(scope="module")
+def browser(browser_ready: None) -> Iterator[Any]:
+    """The module's headless Chromium."""
+    with chromium() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def offline_app(
+    browser_ready: None, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[RunningApp]:
+    """The offline demo as `memory-gate demo` starts it: no key, no endpoint."""
+    folder = tmp_path_factory.mktemp("offline") / "memories"
+    with running_app(folder, module_app_env(folder)) as app:
+        yield app
+
+
+_OPENED: set[str] = set()  # the apps a page has been opened on
+
+
+def open_app(page: Any, app: RunningApp) -> bool:
+    """Load the app in `page` and wait until it is usable; True on the app's first page."""
+    first = app.url not in _OPENED
+    _OPENED.add(app.url)
+    page.goto(app.url)
+    wait_usable(page)
+    return first
+
+
+def test_offline_demo_in_a_real_browser(
+    browser: Any, offline_app: RunningApp, tmp_path: Path
+) -> None:
+    app = offline_app
+    with browser_page(browser, width=1600, height=1040) as page:
         try:
-            page.goto(app.url)
-            wait_usable(page)
-            cold_start = time.perf_counter() - app.started
-            print(f"\ncold start until the chat input is usable: {cold_start:.1f} s")
+            if open_app(page, app):
+                cold_start = time.perf_counter() - app.started
+                print(f"\ncold start until the chat input is usable: {cold_start:.1f} s")
 
             first, second = two_demo_turns(page)
             assert "SKIPPED" in first and "RETRIEVED" in second
@@ -80,41 +127,57 @@ def test_offline_demo_in_a_real_browser(browser_ready: None, tmp_path: Path) -> 
 
 
 def answer_to(message: str) -> str:
-    """The held model's reply to `message` (see `held_model_app`)."""
+    """The held model's reply to `message` (see `held_app`)."""
     return f"Answer to: {message}"
 
 
-@contextlib.contextmanager
-def held_model_app(tmp_path: Path) -> Iterator[tuple[Any, threading.Event]]:
-    """A usable page of the offline app whose model holds every reply until the event is set.
+@pytest.fixture(scope="module")
+def held_app(
+    browser_ready: None, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[RunningApp, list[threading.Event]]]:
+    """The offline app whose model holds every reply until the current test releases it.
 
     The model is the fake API, so the test controls time: each message then lands while
-    a run is busy answering the one before.
+    a run is busy answering the one before. The list holds the current test's release.
     """
     from assistant.fake_api import FakeAnthropicServer, Reply
 
-    release = threading.Event()
+    release = [threading.Event()]
 
     def reply(request) -> Reply:  # noqa: ANN001 - the fake server's recorded request
         content = request.body["messages"][-1]["content"]
         asked = content if isinstance(content, str) else content[-1]["text"]  # the user's words
-        return Reply(text=answer_to(asked), hold=release)
+        return Reply(text=answer_to(asked), hold=release[0])
 
     with FakeAnthropicServer(reply) as model:
-        env = offline_env(tmp_path / "memories")
+        folder = tmp_path_factory.mktemp("held") / "memories"
+        env = module_app_env(folder)
         env["ANTHROPIC_BASE_URL"] = model.url  # a keyless endpoint
         env["MEMGATE_GATE_MODE"] = "local"  # only replies go to the held model
-        with chromium_page() as page, running_app(tmp_path / "memories", env) as app:
+        with running_app(folder, env) as app:
             try:
-                page.goto(app.url)
-                wait_usable(page)
-                wait_idle(page)  # the page's first run is over: the burst starts from rest
-                yield page, release
-            except Exception:
-                print(app.log_tail())
-                raise
+                yield app, release
             finally:
-                release.set()  # a failed test must not leave the fake server holding
+                release[0].set()  # the fake server must not be left holding
+
+
+@contextlib.contextmanager
+def held_model_page(
+    browser: Any, held_app: tuple[RunningApp, list[threading.Event]]
+) -> Iterator[tuple[Any, threading.Event]]:
+    """A usable page (a new session) of the held app, and the event that releases its replies."""
+    app, current = held_app
+    release = current[0] = threading.Event()  # held until this test sets it
+    with browser_page(browser) as page:
+        try:
+            open_app(page, app)
+            wait_idle(page)  # the page's first run is over: the burst starts from rest
+            yield page, release
+        except Exception:
+            print(app.log_tail())
+            raise
+        finally:
+            release.set()  # a failed test must not leave the fake server holding
 
 
 def assert_each_answered_once_in_order(page: Any, burst: list[str]) -> None:
@@ -126,34 +189,34 @@ def assert_each_answered_once_in_order(page: Any, burst: list[str]) -> None:
     assert page.locator(BADGES).count() == len(burst)
 
 
-def test_messages_sent_in_a_burst_are_all_answered(browser_ready: None, tmp_path: Path) -> None:
+def test_messages_sent_in_a_burst_are_all_answered(browser: Any, held_app: Any) -> None:
     # Issue 29: five messages 0.05 s apart, faster than anyone types, while three busy
     # loops saturate the CPU as a model writing a reply does. With st.chat_input 1-2 of
     # 5 were lost on three tries here (its value is a one-shot trigger, and Streamlit
     # drops a rerun that has not started when the next one comes). The chat box sends
     # every message not yet taken with each rerun, so none can be.
     burst = [f"Tell me about the number {n}" for n in range(1, 6)]
-    with held_model_app(tmp_path) as (page, release), busy_cpu(3):
+    with held_model_page(browser, held_app) as (page, release), busy_cpu(3):
         send_burst(page, burst, gap_s=0.05)
         release.set()
         assert_each_answered_once_in_order(page, burst)
 
 
 def test_ten_messages_back_to_back_and_an_example_click_keep_their_order(
-    browser_ready: None, tmp_path: Path
+    browser: Any, held_app: Any
 ) -> None:
     # Ten messages with no pause at all, under the same load; the sixth is a click on an
     # example prompt, which goes through the chat box and keeps its place among the typed.
     burst = [f"Tell me about the number {n}" for n in range(1, 6)]
     burst += ["Tell me a joke"] + [f"Tell me about the number {n}" for n in range(6, 10)]
-    with held_model_app(tmp_path) as (page, release), busy_cpu(3):
+    with held_model_page(browser, held_app) as (page, release), busy_cpu(3):
         send_burst(page, burst, gap_s=0, clicks={"Tell me a joke"})
         release.set()
         assert_each_answered_once_in_order(page, burst)
 
 
 def test_nothing_leaves_the_machine_and_memory_links_stay_text(
-    browser_ready: None, tmp_path: Path
+    browser: Any, tmp_path: Path
 ) -> None:
     # Issue 20: the page fetched its favicon from fonts.gstatic.com (a :material: page icon),
     # and URLs in memory text were live links in the memory browser and the turn's details.
@@ -169,11 +232,11 @@ def test_nothing_leaves_the_machine_and_memory_links_stay_text(
     env = offline_env(folder)  # no key, no endpoint
     env["MEMGATE_GATE_MODE"] = "always"
     requests: list[str] = []
-    with chromium_page() as page, running_app(folder, env) as app:
+    # A page in a context of its own starts with an empty cache: every request is made.
+    with browser_page(browser) as page, running_app(folder, env) as app:
         try:
             page.on("request", lambda request: requests.append(request.url))
-            page.goto(app.url)
-            wait_usable(page)
+            open_app(page, app)
             send(page, "What are my link notes?")
             badge_texts(page, 1)
             page.get_by_text("Details ·").first.click()
@@ -196,7 +259,7 @@ def test_nothing_leaves_the_machine_and_memory_links_stay_text(
 
 
 def test_a_wrong_skip_is_corrected_rerun_with_memory_and_a_rewording_follows_it(
-    browser_ready: None, tmp_path: Path
+    browser: Any, offline_app: RunningApp
 ) -> None:
     # Issue 23, as a presenter does it: the gate skips a message whose answer is in memory,
     # one click on "Wrong decision?" answers it again with memory as a new turn, and a
@@ -205,10 +268,10 @@ def test_a_wrong_skip_is_corrected_rerun_with_memory_and_a_rewording_follows_it(
     wrong_skip = "Where do I play basketball?"  # the local gate skips it
     rewording = "Where is it that I play basketball?"  # and this, until corrected
     chat = ".stChatMessage"
-    with chromium_page() as page, running_app(tmp_path / "memories") as app:
+    app = offline_app  # no test of this module corrects anything else on it
+    with browser_page(browser) as page:
         try:
-            page.goto(app.url)
-            wait_usable(page)
+            open_app(page, app)
             send(page, wrong_skip)
             assert "SKIPPED" in badge_texts(page, 1)[0]
             page.get_by_role("button", name="Wrong decision?").click()

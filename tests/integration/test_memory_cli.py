@@ -378,9 +378,14 @@ def test_a_flagged_memory_is_added_with_a_warning_and_marked_in_list(tmp_path, c
 
 def test_a_folder_whose_database_was_written_over_is_one_clear_line(tmp_path):
     # The old export left "file is not a database" tracebacks on every command.
+    from memory.store import MemoryStore, release_folder
+
     folder = tmp_path / "mem"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    subprocess.run([*_IMPORT, str(folder), "add", "A fact"], env=env, cwd=ROOT, check=True)
+    store = MemoryStore.persistent(folder, "cli")  # a working folder (a CLI start saved)
+    store.add("A fact")
+    store.close()
+    release_folder(folder)
     (folder / "chroma.sqlite3").write_text('{"id": "x", "text": "an export"}\n')
     for args in (["count"], ["search", "fact"], ["add", "Another fact"]):
         done = subprocess.run(

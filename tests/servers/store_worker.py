@@ -112,7 +112,11 @@ class WorkerError(RuntimeError):
 class Worker:
     """The parent's handle on one worker process; use as a context manager."""
 
-    def __init__(self, host: str, port: int, user: str, cache_dir: Path) -> None:
+    def __init__(
+        self, host: str, port: int, user: str, cache_dir: Path, *, wait: bool = True
+    ) -> None:
+        """Start the worker; with wait=False, call wait_ready() before the first command
+        (several workers then load their stores at the same time)."""
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         self._proc = subprocess.Popen(
             [
@@ -130,7 +134,15 @@ class Worker:
             env=env,
             cwd=ROOT,
         )
-        self.pid = self._read()["ready"]
+        self.pid = 0
+        if wait:
+            self.wait_ready()
+
+    def wait_ready(self) -> int:
+        """Wait until the worker has opened its store; its process id."""
+        if not self.pid:
+            self.pid = self._read()["ready"]
+        return self.pid
 
     def _read(self) -> dict[str, Any]:
         assert self._proc.stdout is not None
