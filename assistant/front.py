@@ -46,7 +46,6 @@ class Assistant:
     ) -> None:
         self.settings = settings
         self.store = store
-        self.local = local  # the llama.cpp server this process owns, if any
         self._board = Switchboard(settings, wiring, local)
         # One chat for the process: it prepares the model and reads the current snapshot
         # at each exchange.
@@ -60,6 +59,11 @@ class Assistant:
         return cls(settings or Settings(), pipeline.store, Wiring(pipeline=pipeline, client=client))
 
     # ---- what answers ---------------------------------------------------------------
+
+    @property
+    def local(self) -> LocalModel | None:
+        """The llama.cpp server this process owns, if any (the switchboard's, read once)."""
+        return self._board.local
 
     @property
     def wiring(self) -> Wiring:
