@@ -22,6 +22,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from bench.local_model_bench import table_row
+
 ROOT = Path(__file__).resolve().parent.parent
 ANSWERS = ROOT / "training" / "data" / "answers"
 DEV_SETS = ("followup_nurse_dev", "followup_founder_dev")
@@ -129,12 +131,18 @@ def markdown(results: dict[str, Any]) -> str:
         for key in ("message alone", "resolver"):
             r = f[key]
             lines.append(
-                f"| {key} | {r['memory_answer_given']:.3f} | {r['memory_searched']:.3f} | "
-                f"{r['general_searched']:.3f} | {r['memories_per_general']:.2f} | "
-                f"{r['gate_p50_ms']} | {r['gate_p95_ms']} |"
+                table_row(
+                    key,
+                    f"{r['memory_answer_given']:.3f}",
+                    f"{r['memory_searched']:.3f}",
+                    f"{r['general_searched']:.3f}",
+                    f"{r['memories_per_general']:.2f}",
+                    r["gate_p50_ms"],
+                    r["gate_p95_ms"],
+                )
             )
         lines += ["", "| query, decision aside | memory answer in top k |", "|---|---:|"]
-        lines += [f"| {option} | {share:.3f} |" for option, share in f["query_options"].items()]
+        lines += [table_row(option, f"{share:.3f}") for option, share in f["query_options"].items()]
         lines.append("")
     return "\n".join(lines)
 

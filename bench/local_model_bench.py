@@ -358,6 +358,11 @@ def run(
         return results
 
 
+def table_row(*cells: object) -> str:
+    """One row of a markdown table: `| a | b | c |`."""
+    return "| " + " | ".join(str(cell) for cell in cells) + " |"
+
+
 def _gate_table(per_gate: dict[str, Any]) -> list[str]:
     lines = [
         "| gate | n | accuracy | recall | p50 ms | p95 ms | failed open | LLM calls |",
@@ -367,9 +372,16 @@ def _gate_table(per_gate: dict[str, Any]) -> list[str]:
         if name.startswith("ratio"):
             continue
         lines.append(
-            f"| {name} | {r['n']} | {r['accuracy']:.3f} | {r['recall']:.3f} | "
-            f"{r['p50_ms']:.0f} | {r['p95_ms']:.0f} | {r['failed_open_share']:.0%} | "
-            f"{r['llm_calls']} |"
+            table_row(
+                name,
+                r["n"],
+                f"{r['accuracy']:.3f}",
+                f"{r['recall']:.3f}",
+                f"{r['p50_ms']:.0f}",
+                f"{r['p95_ms']:.0f}",
+                f"{r['failed_open_share']:.0%}",
+                r["llm_calls"],
+            )
         )
     return lines
 
@@ -431,12 +443,17 @@ def markdown(results: dict[str, Any], plots: Path) -> str:
     ]
     for name in ("gated", "always"):
         r = replies[name]
+        no_memory = r["first_token_no_memory_needed"]
         lines.append(
-            f"| {name} | {r['searches']} | {r.get('memory_tokens_no_memory_needed', '-')} | "
-            f"{r['first_token_no_memory_needed']['p50_ms'] / 1000:.2f} s "
-            f"(n={r['first_token_no_memory_needed']['n']}) | "
-            f"{r['first_token_memory_needed']['p50_ms'] / 1000:.2f} s | "
-            f"{r['first_token_all']['p50_ms'] / 1000:.2f} s | {r['tokens_per_s']:.1f} |"
+            table_row(
+                name,
+                r["searches"],
+                r.get("memory_tokens_no_memory_needed", "-"),
+                f"{no_memory['p50_ms'] / 1000:.2f} s (n={no_memory['n']})",
+                f"{r['first_token_memory_needed']['p50_ms'] / 1000:.2f} s",
+                f"{r['first_token_all']['p50_ms'] / 1000:.2f} s",
+                f"{r['tokens_per_s']:.1f}",
+            )
         )
     ratio = replies["ratio_first_token_always_over_gated_no_memory_needed"]
     lines += [
