@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
 import signal
 import subprocess
-import sys
 import textwrap
 import threading
 import time
@@ -18,8 +16,7 @@ from pathlib import Path
 import pytest
 
 from memory.store import MemoryStore, release_folder
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.processes import run_python, start_python
 
 WORDS = (
     "apple river violin tax harbor glacier kitten museum rocket pepper lantern orbit cactus "
@@ -51,14 +48,7 @@ def _sentence(rng: random.Random, tag: str) -> str:
 @pytest.mark.timeout(300)
 def test_sigkill_mid_write_keeps_every_acknowledged_memory(tmp_path):
     folder = tmp_path / "mem"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(
-        [sys.executable, "-c", WRITER, str(folder), *WORDS],
-        stdout=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=ROOT,
-    )
+    proc = start_python("-c", WRITER, str(folder), *WORDS, stdout=subprocess.PIPE)
     acknowledged: list[str] = []
     try:
         while len(acknowledged) < 40:
@@ -81,14 +71,7 @@ def test_sigkill_mid_write_keeps_every_acknowledged_memory(tmp_path):
         print(len(missing), store.count())
         """
     )
-    out = subprocess.run(
-        [sys.executable, "-c", check, str(folder), *acknowledged],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        check=True,
-    )
+    out = run_python("-c", check, str(folder), *acknowledged, check=True)
     missing, count = map(int, out.stdout.split())
     assert missing == 0
     assert len(set(acknowledged)) == len(acknowledged)
@@ -139,7 +122,7 @@ def test_eight_threads_writing_and_searching_lose_nothing(tmp_path):
 
 # ---- an import killed at any moment, then run again -------------------------------------------
 
-_CLI = [sys.executable, "-m", "memory", "--user", "durable", "--dir"]
+_CLI = ("-m", "memory", "--user", "durable", "--dir")
 # Permutations of the words of lines 125 and 250 (the old rule merged such pairs), and a
 # fact of another kind: none of them may be touched by the import.
 ORIGINALS = (
@@ -156,23 +139,14 @@ LINES = 1280  # five chunks of 256: kills land early, mid-way and in the last ch
 
 
 def _cli(folder: Path, *args: str) -> str:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        [*_CLI, str(folder), *args], capture_output=True, text=True, env=env, cwd=ROOT, timeout=600
-    )
+    done = run_python(*_CLI, str(folder), *args, timeout=600)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
 
 def _killed_import(folder: Path, path: Path, after: int | None, pause: float) -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(
-        [*_CLI, str(folder), "import", str(path)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=ROOT,
+    proc = start_python(
+        *_CLI, str(folder), "import", str(path), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
     try:
         if after is None:

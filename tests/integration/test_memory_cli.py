@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from memory.__main__ import main
 from memory.persona import persona
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.processes import run_python, start_python
 
 pytestmark = pytest.mark.chroma  # every command opens a real store
 
@@ -26,14 +23,7 @@ def cli(capsys: pytest.CaptureFixture[str], folder: Path, *args: str) -> tuple[i
 
 
 def test_help_lists_every_command():
-    result = subprocess.run(
-        [sys.executable, "-m", "memory", "--help"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        check=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+    result = run_python("-m", "memory", "--help", check=True)
     for command in ("add", "search", "list", "delete", "seed-demo", "import", "export"):
         assert command in result.stdout
     assert "MEMGATE_MEMORY_DIR" in result.stdout and "--dir" in result.stdout
@@ -176,15 +166,7 @@ sys.stdin.readline()
 
 
 def test_cli_refuses_a_folder_another_process_has_open(tmp_path, capsys):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    app = subprocess.Popen(
-        [sys.executable, "-c", _HOLDER, str(tmp_path)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=ROOT,
-    )
+    app = start_python("-c", _HOLDER, str(tmp_path), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
         assert app.stdout.readline().strip() == "open"
         code, out, err = cli(capsys, tmp_path, "add", "A write while the app runs")
@@ -317,7 +299,7 @@ def test_add_keeps_both_orders_of_the_same_words(tmp_path, capsys, first, second
     assert sorted(line.split(maxsplit=3)[3] for line in out.splitlines()) == sorted([first, second])
 
 
-_IMPORT = [sys.executable, "-m", "memory", "--user", "cli", "--dir"]
+_IMPORT = ("-m", "memory", "--user", "cli", "--dir")
 
 
 def locker_lines(n: int) -> list[str]:
@@ -381,16 +363,13 @@ def test_a_folder_whose_database_was_written_over_is_one_clear_line(tmp_path):
     from memory.store import MemoryStore, release_folder
 
     folder = tmp_path / "mem"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     store = MemoryStore.persistent(folder, "cli")  # a working folder (a CLI start saved)
     store.add("A fact")
     store.close()
     release_folder(folder)
     (folder / "chroma.sqlite3").write_text('{"id": "x", "text": "an export"}\n')
     for args in (["count"], ["search", "fact"], ["add", "Another fact"]):
-        done = subprocess.run(
-            [*_IMPORT, str(folder), *args], capture_output=True, text=True, env=env, cwd=ROOT
-        )
+        done = run_python(*_IMPORT, str(folder), *args)
         assert done.returncode == 1 and "Traceback" not in done.stderr
         assert done.stderr.startswith("error: The memory folder") and "damaged" in done.stderr
         assert done.stderr.count("\n") == 1

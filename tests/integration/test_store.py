@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -28,6 +27,7 @@ from memory.store import (
     MemoryStoreError,
     collection_name,
 )
+from tests.processes import run_python
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -441,15 +441,10 @@ else:
 
 
 def test_persistence_across_two_processes(tmp_path: Path):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    run = [sys.executable, "-c", _CHILD, str(tmp_path / "mem")]
-    wrote = subprocess.run(
-        [*run, "write"], capture_output=True, text=True, env=env, cwd=ROOT, check=True
-    )
+    child = ("-c", _CHILD, str(tmp_path / "mem"))
+    wrote = run_python(*child, "write", check=True)
     mid = wrote.stdout.strip().splitlines()[-1]
-    read = subprocess.run(
-        [*run, "read"], capture_output=True, text=True, env=env, cwd=ROOT, check=True
-    )
+    read = run_python(*child, "read", check=True)
     found = json.loads(read.stdout.strip().splitlines()[-1])
     assert found[0] == [mid, "My passport expires in February 2027", {"topic": "travel"}]
 
