@@ -9,9 +9,9 @@ from assistant.followup import about_person, leans_on_earlier, resolve
 from assistant.gates.base import Method, Said
 from assistant.gates.llm import LlmGate
 from assistant.gates.rules import always_gate
-from assistant.pipeline import Pipeline
+from assistant.pipeline import Pipeline, Turn
 from assistant.respond import NOTHING_FOUND_NOTE, ModelResponder
-from memory.store import MemoryStore
+from tests.stores import seeded_store
 
 ALEX = "Dinner with Alex on Thursday at 7:30pm at Nopa."
 RETRIEVE = '{"retrieve": true, "query": "dinner with Alex", "reason": "user\'s plans"}'
@@ -76,10 +76,7 @@ def test_going_back_to_the_memory_topic_after_a_general_aside():
 
 @pytest.fixture
 def store(tmp_path):
-    store = MemoryStore.persistent(tmp_path / "mem", "tester")
-    store.add(ALEX, source="seeded")
-    store.add("I'm allergic to peanuts.", source="seeded")
-    return store
+    return seeded_store(tmp_path / "mem", "tester", ALEX, "I'm allergic to peanuts.")
 
 
 def pipeline(sdk_client, store, **kw) -> Pipeline:
@@ -91,6 +88,26 @@ def pipeline(sdk_client, store, **kw) -> Pipeline:
     )
 
 
+class SearchedBy:
+    """The store's `mentions`; its searches answered by `answer(query, k, nth)`, nth from 1."""
+
+    def __init__(self, store, answer) -> None:
+        self.store, self.answer, self.searches = store, answer, 0
+
+    def search(self, query, k=5, min_similarity=None):
+        self.searches += 1
+        return self.answer(query, k, self.searches)
+
+    def mentions(self, words, max_share=0.2):
+        return self.store.mentions(words, max_share)
+
+
+def meeting_alex(fake_api, turns: Pipeline, reply: str = "Thursday.") -> Turn:
+    """The memory turn the follow-ups continue: the gate retrieves, `reply` answers it."""
+    fake_api.queue(Reply(text=RETRIEVE), Reply(text=reply))
+    return turns.respond("When am I meeting Alex?")
+
+
 def last_user_text(fake_api) -> str:
     return " ".join(b["text"] for b in fake_api.requests[-1].body["messages"][-1]["content"])
 
@@ -99,8 +116,7 @@ def test_a_skipped_follow_up_of_a_memory_turn_searches_and_keeps_its_memory(
     fake_api, sdk_client, store
 ):
     turns = pipeline(sdk_client, store)
-    fake_api.queue(Reply(text=RETRIEVE), Reply(text="Thursday at 7:30pm."))
-    first = turns.respond("When am I meeting Alex?")
+    first = meeting_alex(fake_api, turns, "Thursday at 7:30pm.")
     # The gate reads "What time?" alone and skips it: the conversation says otherwise.
     fake_api.queue(Reply(text=SKIP), Reply(text="7:30pm."))
     turn = turns.respond("What time?", [first])
@@ -114,20 +130,11 @@ def test_a_skipped_follow_up_of_a_memory_turn_searches_and_keeps_its_memory(
 def test_an_empty_search_on_a_follow_up_does_not_drop_what_the_last_turn_was_given(
     fake_api, sdk_client, store
 ):
-    class FindsNothingForFollowUps:
-        def __init__(self) -> None:
-            self.queries: list[str] = []
+    def nothing_for_follow_ups(query, k, nth):
+        return store.search(query, k=k) if nth == 1 else []
 
-        def search(self, query, k=5, min_similarity=None):
-            self.queries.append(query)
-            return store.search(query, k=k) if len(self.queries) == 1 else []
-
-        def mentions(self, words, max_share=0.2):
-            return store.mentions(words, max_share)
-
-    turns = pipeline(sdk_client, FindsNothingForFollowUps())
-    fake_api.queue(Reply(text=RETRIEVE), Reply(text="Thursday."))
-    first = turns.respond("When am I meeting Alex?")
+    turns = pipeline(sdk_client, SearchedBy(store, nothing_for_follow_ups))
+    first = meeting_alex(fake_api, turns)
     fake_api.queue(Reply(text=RETRIEVE), Reply(text="At Nopa."))
     turn = turns.respond("And where is it?", [first])
     assert [m.text for m in turn.memories] == [ALEX]
@@ -139,8 +146,7 @@ def test_a_general_question_after_a_memory_turn_is_answered_without_memory(
     fake_api, sdk_client, store
 ):
     turns = pipeline(sdk_client, store)
-    fake_api.queue(Reply(text=RETRIEVE), Reply(text="Thursday."))
-    first = turns.respond("When am I meeting Alex?")
+    first = meeting_alex(fake_api, turns)
     fake_api.queue(Reply(text=SKIP), Reply(text="Canberra."))
     turn = turns.respond("What's the capital of Australia?", [first])
     assert not turn.searched and turn.memories == ()
@@ -161,8 +167,7 @@ def test_the_llm_gate_reads_the_last_exchanges_and_its_standalone_query_is_searc
     fake_api, sdk_client, store
 ):
     turns = pipeline(sdk_client, store)
-    fake_api.queue(Reply(text=RETRIEVE), Reply(text="Thursday at 7:30pm."))
-    first = turns.respond("When am I meeting Alex?")
+    first = meeting_alex(fake_api, turns, "Thursday at 7:30pm.")
     first_prompt = fake_api.requests[0].prompt_text
     assert "Earlier in this conversation" not in first_prompt  # the seed's prompt, alone
     standalone = '{"retrieve": true, "query": "time of dinner with Alex", "reason": "plans"}'
@@ -223,21 +228,12 @@ def test_the_thing_the_last_exchange_talked_about_is_that_thing():
 def test_a_follow_up_gets_what_its_search_found_nearest_it_and_keeps_the_earlier_memory(
     fake_api, sdk_client, store
 ):
-    class FindsPeanutsForFollowUps:
-        def __init__(self) -> None:
-            self.calls = 0
+    def peanuts_for_follow_ups(query, k, nth):
+        wanted = "When am I meeting Alex?" if nth == 1 else "peanut allergy"
+        return store.search(wanted, k=1)
 
-        def search(self, query, k=5, min_similarity=None):
-            self.calls += 1
-            wanted = "When am I meeting Alex?" if self.calls == 1 else "peanut allergy"
-            return store.search(wanted, k=1)
-
-        def mentions(self, words, max_share=0.2):
-            return store.mentions(words, max_share)
-
-    turns = pipeline(sdk_client, FindsPeanutsForFollowUps())
-    fake_api.queue(Reply(text=RETRIEVE), Reply(text="Thursday."))
-    first = turns.respond("When am I meeting Alex?")
+    turns = pipeline(sdk_client, SearchedBy(store, peanuts_for_follow_ups))
+    first = meeting_alex(fake_api, turns)
     fake_api.queue(Reply(text=RETRIEVE), Reply(text="No."))
     turn = turns.respond("Am I allergic to anything they serve?", [first])
     # By relevance to what was searched, then the earlier turn's memory, kept.
@@ -263,8 +259,7 @@ def test_a_broken_resolver_costs_no_reply_and_the_message_is_read_alone(
     fake_api, sdk_client, store, monkeypatch
 ):
     turns = pipeline(sdk_client, store)
-    fake_api.queue(Reply(text=RETRIEVE), Reply(text="Thursday."))
-    first = turns.respond("When am I meeting Alex?")
+    first = meeting_alex(fake_api, turns)
 
     def broken(*_args, **_kwargs):
         raise RuntimeError("resolver bug")
@@ -276,17 +271,18 @@ def test_a_broken_resolver_costs_no_reply_and_the_message_is_read_alone(
     assert turn.decision.retrieve and turn.decision.query_source == ""
 
 
+@pytest.mark.chroma  # a real store, seeded here
 def test_a_follow_up_about_her_is_not_answered_with_someone_elses_birthday(
     fake_api, sdk_client, tmp_path
 ):
-    store = MemoryStore.persistent(tmp_path / "mem", "tester")
-    for text in (
+    store = seeded_store(
+        tmp_path / "mem",
+        "tester",
         "My mom Linda lives in Portland and calls every Sunday morning.",
         "Jordan's birthday is on June 14; I want to get them a pottery class as a gift.",
         "Jordan and I are planning a weekend hiking trip to Point Reyes next month.",
         "Miso needs her thyroid medication twice a day.",
-    ):
-        store.add(text, source="seeded")
+    )
     turns = pipeline(sdk_client, store)
     gift = '{"retrieve": true, "query": "a gift idea for Mom", "reason": "your family"}'
     fake_api.queue(Reply(text=gift), Reply(text="A scarf."))
@@ -304,16 +300,14 @@ def test_a_follow_up_about_her_is_not_answered_with_someone_elses_birthday(
     assert "June 14" not in last_user_text(fake_api)
 
 
+@pytest.mark.chroma  # a real store, seeded here
 def test_a_follow_up_is_answered_with_a_few_memories_not_every_near_one(
     fake_api, sdk_client, tmp_path
 ):
-    store = MemoryStore.persistent(tmp_path / "mem", "tester")
-    store.add(ALEX, source="seeded")
-    for n in range(6):
-        store.add(f"Alex Chen's note number {n} about dinners and plans.", source="seeded")
+    notes = [f"Alex Chen's note number {n} about dinners and plans." for n in range(6)]
+    store = seeded_store(tmp_path / "mem", "tester", ALEX, *notes)
     turns = pipeline(sdk_client, store)
-    fake_api.queue(Reply(text=RETRIEVE), Reply(text="Thursday."))
-    first = turns.respond("When am I meeting Alex?")
+    first = meeting_alex(fake_api, turns)
     fake_api.queue(Reply(text=RETRIEVE), Reply(text="7:30pm."))
     turn = turns.respond("What time?", [first])
     # Its search's best two, and the memory the turn it continues was answered with first.

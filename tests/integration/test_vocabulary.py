@@ -8,6 +8,7 @@ import pytest
 
 from assistant.gates.base import GateDecision, Method
 from assistant.gates.vocabulary import with_vocabulary
+from tests.stores import seeded_store
 
 
 def _skip(gate: str = "local") -> GateDecision:
@@ -16,19 +17,16 @@ def _skip(gate: str = "local") -> GateDecision:
 
 @pytest.fixture
 def store(tmp_path: Path):  # noqa: ANN201
-    from memory.store import MemoryStore
-
-    store = MemoryStore.persistent(tmp_path / "mem", "vocab")
-    for text in (
+    return seeded_store(
+        tmp_path / "mem",
+        "vocab",
         "My dog Mango is a two-year-old beagle.",
         "Our startup is called Loopwise; we make soil sensors.",
         "The v3 board uses the nRF52 chip.",
         "I live in Cork with my partner Sam.",
         "Sam works as a nurse.",
         "Sam and I are going to Lisbon in May.",
-    ):
-        store.add(text, source="seeded")
-    return store
+    )
 
 
 def test_a_skip_that_names_a_remembered_thing_retrieves_and_says_why(store) -> None:
