@@ -6,7 +6,7 @@ import ast
 from types import SimpleNamespace
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assistant.gates.base import Method
@@ -74,12 +74,11 @@ def test_gate_reads_any_json_object_without_raising(payload):
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
+    """One store for the module, opened once: an example that needs it empty clears it."""
     return MemoryStore.persistent(tmp_path_factory.mktemp("prop") / "mem", "props")
 
 
-@settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=60, deadline=None)
 @given(
     text=st.lists(
         st.text(max_size=20)
@@ -105,33 +104,24 @@ _FACT_WORDS = (
 ).split()
 
 
-@pytest.fixture(scope="module")
-def merge_store(tmp_path_factory):
-    return MemoryStore.persistent(tmp_path_factory.mktemp("merge") / "mem", "merges")
-
-
-@settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=25, deadline=None)
 @given(
     words=st.lists(st.sampled_from(_FACT_WORDS), min_size=3, max_size=7, unique=True),
     data=st.data(),
 )
-def test_the_store_never_merges_a_reordering_of_distinct_words(merge_store, words, data):
+def test_the_store_never_merges_a_reordering_of_distinct_words(store, words, data):
     order = data.draw(st.permutations(words).filter(lambda o: list(o) != words))
     first, second = " ".join(words) + ".", " ".join(order) + "."
     # remember(), which the CLI's add, the sidebar and capture call
-    merge_store.clear()
-    merge_store.remember(first)
-    assert not merge_store.remember(second).merged
-    assert sorted(m.text for m in merge_store.list()) == sorted([first, second])
+    store.clear()
+    store.remember(first)
+    assert not store.remember(second).merged
+    assert sorted(m.text for m in store.list()) == sorted([first, second])
     # an import holding both lines
-    merge_store.clear()
-    done = merge_store.import_records(
-        [Memory("", t, None, "", "imported") for t in (first, second)]
-    )
+    store.clear()
+    done = store.import_records([Memory("", t, None, "", "imported") for t in (first, second)])
     assert (done.added, done.merged, done.repeated, done.missing) == (2, 0, 0, 0)
-    assert sorted(m.text for m in merge_store.list()) == sorted([first, second])
+    assert sorted(m.text for m in store.list()) == sorted([first, second])
 
 
 expr = st.recursive(
