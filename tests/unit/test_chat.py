@@ -245,6 +245,10 @@ class _LocalModel:
     def ensure_running(self) -> str:
         return self.restarted
 
+    def fail(self) -> None:
+        """The model could not load: a bad file."""
+        self.status = ModelStatus(ModelState.FAILED, error="bad file")
+
 
 def _assistant(model: ScriptedModel, search: ListSearch) -> tuple[Assistant, _LocalModel]:
     settings = Settings(gate_mode="local", base_url="http://127.0.0.1:1")
@@ -260,23 +264,28 @@ def _assistant(model: ScriptedModel, search: ListSearch) -> tuple[Assistant, _Lo
     return Assistant(settings, search, wiring, local), local  # type: ignore[arg-type]
 
 
-def test_reading_the_status_of_a_failed_model_changes_nothing(
-    scripted_model: ScriptedModel, search: ListSearch
-) -> None:
+@pytest.fixture
+def failed(scripted_model: ScriptedModel, search: ListSearch) -> tuple[Assistant, Wiring]:
+    """An assistant whose local model failed after it built its wiring, and that wiring."""
     assistant, local = _assistant(scripted_model, search)
     before = assistant.wiring
-    local.status = ModelStatus(ModelState.FAILED, error="bad file")
+    local.fail()
+    return assistant, before
+
+
+def test_reading_the_status_of_a_failed_model_changes_nothing(
+    failed: tuple[Assistant, Wiring],
+) -> None:
+    assistant, before = failed
     assert assistant.offline and "bad file" in (assistant.offline_reason or "")
     assert "llm" not in assistant.available_gate_modes
     assert assistant.wiring is before  # only a turn swaps it
 
 
 def test_a_failed_model_swaps_the_whole_wiring_at_the_next_turn(
-    scripted_model: ScriptedModel, search: ListSearch
+    failed: tuple[Assistant, Wiring], scripted_model: ScriptedModel
 ) -> None:
-    assistant, local = _assistant(scripted_model, search)
-    before = assistant.wiring
-    local.status = ModelStatus(ModelState.FAILED, error="bad file")
+    assistant, before = failed
     exchange = assistant.chat.answer("What's 2+2?", options=TurnOptions(capture=False))
     after = assistant.wiring
     assert after is not before and after.offline and before.client is scripted_model
@@ -295,7 +304,7 @@ def test_the_front_keeps_one_chat_that_follows_a_swapped_wiring(
     assistant, local = _assistant(scripted_model, search)
     chat = assistant.chat
     assert assistant.chat is chat  # built once, not on every read
-    local.status = ModelStatus(ModelState.FAILED, error="bad file")
+    local.fail()
     exchange = assistant.answer("What's 2+2?", options=TurnOptions(capture=False))
     assert assistant.chat is chat and assistant.wiring.offline
     assert exchange.gated.reply_source is ReplySource.OFFLINE and "2+2 = 4" in exchange.gated.reply
@@ -475,7 +484,7 @@ def test_the_offline_fallback_keeps_the_corrections(
     wiring = Wiring(pipeline=pipeline, client=scripted_model, gates=gates, corrections=book)  # type: ignore[arg-type]
     assistant = Assistant(settings, search, wiring, local)  # type: ignore[arg-type]
     assert isinstance(assistant.gate("llm"), CorrectedGate)
-    local.status = ModelStatus(ModelState.FAILED, error="bad file")
+    local.fail()
     assert (assistant.prepare_turn() or "").startswith("Answering offline")
     after = assistant.wiring
     assert after.offline and after.corrections is book and assistant.corrections is book
