@@ -349,16 +349,23 @@ def test_a_forced_decision_is_used_without_asking_the_gate(tmp_path: Path) -> No
 # ---- the sidebar list when the corrections cannot be read -----------------------------
 
 
+def listing_corrections_raises(monkeypatch: pytest.MonkeyPatch, error: Exception) -> None:
+    """Every read of the corrections list, by the app's sidebar too, raises `error`."""
+    from memory.corrections import CorrectionBook
+
+    def fails(self: object) -> list[Any]:
+        raise error
+
+    monkeypatch.setattr(CorrectionBook, "list", fails)
+
+
 def test_corrections_that_cannot_be_read_are_one_line_in_the_sidebar(
     app: AppTest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memory.corrections import CorrectionBook
     from memory.records import MemoryStoreError
 
-    def gone(self: object) -> list[Any]:
-        raise MemoryStoreError("The Chroma server at 127.0.0.1:9 is not answering (ConnectError)")
-
-    monkeypatch.setattr(CorrectionBook, "list", gone)
+    gone = "The Chroma server at 127.0.0.1:9 is not answering (ConnectError)"
+    listing_corrections_raises(monkeypatch, MemoryStoreError(gone))
     send(app, "What's 2+2?")  # the page, and the turn, go on
     errors = [e.value.replace("\\", "") for e in app.sidebar.error]
     assert any("is not answering" in e for e in errors), errors
@@ -368,11 +375,6 @@ def test_corrections_that_cannot_be_read_are_one_line_in_the_sidebar(
 def test_other_failures_of_the_corrections_list_are_not_swallowed(
     app: AppTest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memory.corrections import CorrectionBook
-
-    def broken(self: object) -> list[Any]:
-        raise RuntimeError("a bug, not a server that went away")
-
-    monkeypatch.setattr(CorrectionBook, "list", broken)
+    listing_corrections_raises(monkeypatch, RuntimeError("a bug, not a server that went away"))
     app.run()
     assert [e.value for e in app.exception if "a bug" in e.value]
