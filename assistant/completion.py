@@ -7,11 +7,14 @@ Shared by the Messages API client (assistant/llm.py) and the llama.cpp slot clie
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import sys
 import urllib.error
-from collections.abc import Callable
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
+from typing import Any, TypedDict
 
 from assistant.text import Label
 
@@ -167,3 +170,52 @@ class StreamedText:
             elapsed_ms=(self._clock() - self._started) * 1000.0,
             cached_tokens=cached_tokens,
         )
+
+
+class Ending(TypedDict, total=False):
+    """How a streamed reply ended, as its endpoint reports it (`StreamedText.done`'s terms)."""
+
+    input_tokens: int
+    output_tokens: int
+    stop_reason: str | None
+    cached_tokens: int | None
+
+
+class StreamingApi(ABC):
+    """An endpoint that streams replies; how a stream is timed and how it fails is shared."""
+
+    _clock: Callable[[], float]
+
+    def stream(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        system: str | None = None,
+        on_text: Callable[[str], None] | None = None,
+    ) -> Completion:
+        """A reply streamed piece by piece to `on_text`; raises ModelCallError (with `partial`)."""
+        streamed = StreamedText(self._clock, on_text)
+        try:
+            # The endpoint's generator only reads the wire and never calls back in here;
+            # closing it ends the request too when `on_text` raises part-way.
+            with contextlib.closing(self._pieces(messages, system)) as pieces:
+                while True:
+                    try:
+                        streamed.add(next(pieces))
+                    except StopIteration as end:
+                        ending: Ending = end.value
+                        break
+        except Exception as exc:  # noqa: BLE001 - classified and raised as ModelCallError
+            raise streamed.failed(exc) from exc
+        return streamed.done(
+            ending.get("input_tokens", 0),
+            ending.get("output_tokens", 0),
+            stop_reason=ending.get("stop_reason"),
+            cached_tokens=ending.get("cached_tokens"),
+        )
+
+    @abstractmethod
+    def _pieces(
+        self, messages: list[dict[str, Any]], system: str | None
+    ) -> Generator[str, None, Ending]:
+        """Send the request; yield the reply's text as it arrives, and return how it ended."""

@@ -9,10 +9,10 @@ assembles a front from settings, `Assistant.over` wraps a fixed pipeline.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from assistant.chat import Chat, Exchange, OnWait, OpenTurn, TurnOptions
+from assistant.chat import Chat
 from assistant.config import Settings
 from assistant.gates.base import GateMode
 from assistant.gates.registry import modes_for, needs_a_model
@@ -20,7 +20,6 @@ from assistant.wiring import Switchboard, Wiring
 
 if TYPE_CHECKING:  # the store imports Chroma: only building one pays for it
     from assistant.gates.base import Gate
-    from assistant.gates.corrections.actions import Rerun
     from assistant.gates.trust import LlmTrust
     from assistant.local_model import LocalModel, ModelStatus
     from assistant.pipeline import Pipeline, Turn
@@ -50,6 +49,9 @@ class Assistant:
         # One chat for the process: it prepares the model and reads the current snapshot
         # at each exchange.
         self._chat = Chat(self._board.current, self._board.prepare)
+        # The front answers with that chat's own methods: one signature, one docstring.
+        self.answer = self._chat.answer
+        self.correct = self._chat.correct
 
     @classmethod
     def over(
@@ -84,22 +86,6 @@ class Assistant:
     def chat(self) -> Chat:
         """The home of a message, reading this assistant's current wiring (built once)."""
         return self._chat
-
-    def answer(
-        self,
-        message: str | Rerun,
-        history: Sequence[Exchange] = (),
-        options: TurnOptions | None = None,
-        *,
-        open_turn: OpenTurn | None = None,
-        on_wait: OnWait | None = None,
-    ) -> Exchange:
-        """Answer one message (see `Chat.answer`); never raises."""
-        return self._chat.answer(message, history, options, open_turn=open_turn, on_wait=on_wait)
-
-    def correct(self, turn: Turn) -> Rerun | None:
-        """Record the opposite of `turn`'s decision; a corrected skip returns its re-run."""
-        return self._chat.correct(turn)
 
     @property
     def offline_reason(self) -> str | None:

@@ -15,10 +15,10 @@ from __future__ import annotations
 import json
 import time
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from typing import Any
 
-from assistant.completion import Completion, StreamedText
+from assistant.completion import Ending, StreamingApi
 
 # OpenAI's finish reasons as the Anthropic stop reasons `Completion.cut_off` reads.
 _STOP_REASONS = {"length": "max_tokens", "stop": "end_turn"}
@@ -28,7 +28,7 @@ class SlotReplyError(RuntimeError):
     """The server answered the stream with an error of its own (e.g. an invalid slot)."""
 
 
-class SlotApi:
+class SlotApi(StreamingApi):
     """`MessagesApi.stream` for our own llama.cpp server, with every request in slot `slot`."""
 
     def __init__(
@@ -65,43 +65,34 @@ class SlotApi:
             body["temperature"] = self._temperature
         return body
 
-    def stream(
-        self,
-        messages: list[dict[str, Any]],
-        *,
-        system: str | None = None,
-        on_text: Callable[[str], None] | None = None,
-    ) -> Completion:
-        """A reply streamed piece by piece to `on_text`; raises ModelCallError (with `partial`)."""
-        streamed = StreamedText(self._clock, on_text)
+    def _pieces(
+        self, messages: list[dict[str, Any]], system: str | None
+    ) -> Generator[str, None, Ending]:
         last: dict[str, Any] = {}  # what the final chunks say: finish reason, usage, timings
         request = urllib.request.Request(
             f"{self.base_url}/v1/chat/completions",
             data=json.dumps(self._body(messages, system)).encode(),
             headers={"Content-Type": "application/json"},
         )
-        try:
-            with urllib.request.urlopen(request, timeout=self._timeout) as response:
-                for chunk in _events(response):
-                    if "error" in chunk:
-                        raise SlotReplyError(str(chunk["error"]))
-                    for choice in chunk.get("choices") or ():
-                        piece = (choice.get("delta") or {}).get("content")
-                        if piece:
-                            streamed.add(piece)
-                        if choice.get("finish_reason"):
-                            last["finish_reason"] = choice["finish_reason"]
-                    for key in ("usage", "timings"):
-                        if chunk.get(key):
-                            last[key] = chunk[key]
-        except Exception as exc:  # noqa: BLE001 - classified and raised as ModelCallError
-            raise streamed.failed(exc) from exc
+        with urllib.request.urlopen(request, timeout=self._timeout) as response:
+            for chunk in _events(response):
+                if "error" in chunk:
+                    raise SlotReplyError(str(chunk["error"]))
+                for choice in chunk.get("choices") or ():
+                    piece = (choice.get("delta") or {}).get("content")
+                    if piece:
+                        yield piece
+                    if choice.get("finish_reason"):
+                        last["finish_reason"] = choice["finish_reason"]
+                for key in ("usage", "timings"):
+                    if chunk.get(key):
+                        last[key] = chunk[key]
         usage = last.get("usage") or {}
         cached = (last.get("timings") or {}).get("cache_n")
         reason = last.get("finish_reason")
-        return streamed.done(
-            int(usage.get("prompt_tokens") or 0),
-            int(usage.get("completion_tokens") or 0),
+        return Ending(
+            input_tokens=int(usage.get("prompt_tokens") or 0),
+            output_tokens=int(usage.get("completion_tokens") or 0),
             stop_reason=_STOP_REASONS.get(reason, reason),
             cached_tokens=None if cached is None else int(cached),
         )

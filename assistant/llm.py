@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
 
-from assistant.completion import Completion, ModelCallError, StreamedText
+from assistant.completion import Completion, Ending, ModelCallError, StreamingApi
 
 if TYPE_CHECKING:  # the anthropic import costs ~2.5 s: only pay it when a model is configured
     import anthropic
@@ -65,7 +65,7 @@ def _read_timeout(client: Any) -> float:
     return float(timeout) if isinstance(timeout, (int, float)) else DEFAULT_READ_TIMEOUT_S
 
 
-class MessagesApi:
+class MessagesApi(StreamingApi):
     """The one way gate, capture and reply call the Messages API: a request in, a Completion out.
 
     Every failure, the SDK's or the connection's, comes out as a ModelCallError with its
@@ -144,21 +144,15 @@ class MessagesApi:
             elapsed_ms=(self._clock() - started) * 1000.0,
         )
 
-    def stream(
-        self,
-        messages: list[dict[str, Any]],
-        *,
-        system: str | None = None,
-        on_text: Callable[[str], None] | None = None,
-    ) -> Completion:
-        """A reply streamed piece by piece to `on_text`; raises ModelCallError (with `partial`)."""
-        streamed = StreamedText(self._clock, on_text)
-        try:
-            with self._client.messages.stream(**self._request(messages, system)) as stream:
-                for piece in stream.text_stream:
-                    streamed.add(piece)
-                final = stream.get_final_message()
-            tokens = usage_of(final)
-        except Exception as exc:  # noqa: BLE001 - classified and raised as ModelCallError
-            raise streamed.failed(exc) from exc
-        return streamed.done(*tokens, stop_reason=getattr(final, "stop_reason", None))
+    def _pieces(
+        self, messages: list[dict[str, Any]], system: str | None
+    ) -> Generator[str, None, Ending]:
+        with self._client.messages.stream(**self._request(messages, system)) as stream:
+            yield from stream.text_stream
+            final = stream.get_final_message()
+        tokens = usage_of(final)
+        return Ending(
+            input_tokens=tokens[0],
+            output_tokens=tokens[1],
+            stop_reason=getattr(final, "stop_reason", None),
+        )

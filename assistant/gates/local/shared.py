@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import threading
+import functools
 
 from assistant.gates.local.classifier import LocalGate
 
-_shared_local: LocalGate | None = None
-_shared_lock = threading.Lock()
 
-
+@functools.cache
 def shared_local_gate() -> LocalGate:
-    """One LocalGate per process: the weights and the encoder load once."""
-    global _shared_local
-    with _shared_lock:
-        if _shared_local is None:
-            _shared_local = LocalGate()
-        return _shared_local
+    """One LocalGate per process: the weights load once, and the encoder is the shared one."""
+    # Building a LocalGate loads nothing (weights and encoder load on first use, under its
+    # own lock), so two threads racing here at first use cost nothing: each gets a gate
+    # that reads the same 100 KB of weights and the same shared encoder.
+    return LocalGate()
