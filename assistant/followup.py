@@ -59,7 +59,7 @@ _FUNCTION = frozenset(
     might must have has had having get got not no yes please thanks thank ok okay just also
     really very some any more most much many one ones again too well now tell say give know
     want need like let lets let's i'm i've i'd i'll it's that's there's don't can't won't
-    remind remember recall""".split()
+    remind remember recall since until till ago still ever yet""".split()
 )
 # A name is shaped like one: "Maya", "Mom's"; not "MSc", "Q3" or "NHS".
 _NAME = re.compile(r"[A-Z][a-z]+(?:'s)?")
@@ -74,6 +74,11 @@ _ROLES = frozenset(
 )
 
 _TITLES = frozenset("dr mr mrs ms miss mx prof sir".split())
+# Capitalised but never who a message is about: "starts January 6" names no one.
+_CALENDAR = frozenset(
+    """january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday""".split()
+)
 # Kin named more than one way: "Mom" and "my mum" are one person.
 _KIN = {
     word: group
@@ -185,7 +190,7 @@ def _person(text: str) -> str:
         if key in _ROLES:
             mine = i > 0 and tokens[i - 1].casefold() in {"my", "our"}
             found = ("my " if mine else "") + w.removesuffix("'s")
-        elif i > 0 and _NAME.fullmatch(w) and key not in _FUNCTION:
+        elif i > 0 and _NAME.fullmatch(w) and key not in _FUNCTION | _CALENDAR:
             name = w.removesuffix("'s")
             whole = named_at == i - 1 and not tokens[i - 1].endswith("'s")
             found = f"{found} {name}" if whole else name
@@ -272,7 +277,7 @@ def _one_person(message: str) -> str:
     people = set()
     for w in words(message):
         key = w.casefold().removesuffix("'s")
-        if key in _ROLES or (_NAME.fullmatch(w) and key not in _FUNCTION | _TITLES):
+        if key in _ROLES or (_NAME.fullmatch(w) and key not in _FUNCTION | _TITLES | _CALENDAR):
             people.add(key)
     return people.pop() if len(people) == 1 else ""
 
@@ -343,5 +348,25 @@ def answered_with(
             earlier = tuple(m for m in earlier if m.id in about)
     if not resolved.follow_up:
         return found
+    if resolved.referent and not resolved.person:
+        found = _on_topic(resolved, found)
     kept: dict[str, Memory] = {m.id: m for m in (*found[:FOLLOW_UP_FOUND], *earlier[:1])}
     return tuple(kept.values())
+
+
+def _on_topic(resolved: Resolved, found: tuple[Memory, ...]) -> tuple[Memory, ...]:
+    """What a follow-up's search found that speaks of the conversation or the message.
+
+    "Since when?" after the penicillin allergy also finds "vegan since January 2022", and
+    "where are they playing?" after Arlo Parks the netball court; the 1.5B model answered
+    with those. A memory stays when it speaks of what the follow-up leans on (`referent`)
+    or names a word of the query ("Am I allergic to anything they serve?" keeps the
+    allergy); when none does, all stay.
+    """
+    texts = [m.text for m in found]
+    named = {w.casefold() for w in _content(resolved.query)}
+    hits = [
+        about or any(w.casefold() in named for w in _content(text))
+        for text, about in zip(texts, about_person(texts, resolved.referent), strict=True)
+    ]
+    return tuple(m for m, hit in zip(found, hits, strict=True) if hit) if any(hits) else found

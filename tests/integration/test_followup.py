@@ -334,3 +334,37 @@ def test_a_person_is_known_by_the_name_a_memory_gives_them():
     # "they" may be a restaurant: only he and she pin the follow-up to a person.
     assert resolve("Am I allergic to anything they serve?", [ALEX_TURN]).person == ""
     assert resolve("What does he do?", [ALEX_TURN]).person == "Alex"
+
+
+@pytest.mark.chroma  # a real store, seeded here
+@pytest.mark.parametrize(
+    ("first", "memory", "follow_up", "passing"),
+    [
+        ("What am I allergic to?", "I'm allergic to penicillin, found out when I was 20.",
+         "Since when?", "I've been vegan since January 2022."),
+        ("When are we seeing Arlo Parks?", "We're seeing Arlo Parks at the Albert Hall on 22 "
+         "February.", "Where are they playing?", "I play netball at the Hough End centre."),
+    ],
+)  # fmt: skip
+def test_a_follow_up_is_not_handed_a_memory_its_search_found_by_a_passing_word(
+    fake_api, sdk_client, tmp_path, first, memory, follow_up, passing
+):
+    store = seeded_store(tmp_path / "mem", "tester", memory, passing)
+    turns = pipeline(sdk_client, store)
+    fake_api.queue(Reply(text='{"retrieve": true, "query": "", "reason": "yours"}'), Reply("Yes."))
+    earlier = turns.respond(first)
+    fake_api.queue(Reply(text=SKIP), Reply(text="Since you were 20."))
+    turn = turns.respond(follow_up, [earlier])
+    # Searched for the conversation's topic, the other fact scores too; the 1.5B model
+    # answered from it ("vegan since January 2022", "playing netball").
+    assert [m.text for m in turn.memories] == [memory]
+    assert passing not in last_user_text(fake_api)
+
+
+def test_a_month_is_not_who_a_pronoun_points_at():
+    hire = Said(
+        "who's our first hire?",
+        "Marisol Ortega.",
+        memories=("first hire: Marisol Ortega, embedded engineer, starts January 6",),
+    )
+    assert resolve("when does she start?", [hire]).query == "when does Marisol Ortega start?"
