@@ -74,6 +74,8 @@ _ROLES = frozenset(
 )
 
 _TITLES = frozenset("dr mr mrs ms miss mx prof sir".split())
+# Plural roles that, said without "my" or "our", are people in general.
+_PEOPLE_IN_GENERAL = frozenset("kids children".split())
 # Capitalised but never who a message is about: "starts January 6" names no one.
 _CALENDAR = frozenset(
     """january february march april may june july august september october november december
@@ -189,6 +191,8 @@ def _person(text: str) -> str:
         key = w.casefold().removesuffix("'s")
         if key in _ROLES:
             mine = i > 0 and tokens[i - 1].casefold() in {"my", "our"}
+            if key in _PEOPLE_IN_GENERAL and not mine:
+                continue  # "dinosaur facts for kids" are anyone's kids; "my kids" are yours
             found = ("my " if mine else "") + w.removesuffix("'s")
         elif i > 0 and _NAME.fullmatch(w) and key not in _FUNCTION | _CALENDAR:
             name = w.removesuffix("'s")
@@ -304,6 +308,14 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
         query = re.sub(rf"\b{re.escape(person)}\b", new[0], earlier.user)
         if query != earlier.user:
             return Resolved(query, follow_up=True, turns_back=back, referent=new[0], person=new[0])
+    role = _person(message)
+    if person and not tokens & _PERSON and role.removeprefix("my ").casefold() in _ROLES:
+        # "and my mom's?" after "When's Nandi's birthday?": the same question, someone named
+        # by role; "my brother" after "When's Declan's birthday?" may be Declan, and asks
+        # the same.
+        query = re.sub(rf"\b{re.escape(person)}\b", role, earlier.user)
+        if query != earlier.user:
+            return Resolved(query, follow_up=True, turns_back=back, referent=role, person=role)
     if person and tokens & _PERSON:
         query = _substitute(message, person)
         # "they" also stands for a place or a company ("anything they serve" at Nopa), so

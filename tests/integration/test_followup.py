@@ -368,3 +368,26 @@ def test_a_month_is_not_who_a_pronoun_points_at():
         memories=("first hire: Marisol Ortega, embedded engineer, starts January 6",),
     )
     assert resolve("when does she start?", [hire]).query == "when does Marisol Ortega start?"
+
+
+@pytest.mark.parametrize(
+    ("earlier", "message", "query"),
+    [
+        (Said("When's Nandi's birthday?", "22 October."), "and my mom's?",
+         "When's my mom's birthday?"),
+        (Said("Where does Alex live?", "In Leeds."), "What about my brother?",
+         "Where does my brother live?"),
+        # A role the message only uses with its pronoun is whose, not who: Kofi's mum.
+        (Said("What does Kofi do for a living?", "Sound engineer."), "and his mum's name?",
+         "and Kofi's mum's name?"),
+    ],
+)  # fmt: skip
+def test_the_same_question_about_someone_named_by_role(earlier, message, query):
+    resolved = resolve(message, [earlier])
+    assert resolved.follow_up and resolved.query == query
+
+
+def test_kids_in_general_are_not_who_his_points_at():
+    party = Said("My son wants a dinosaur party. Give me three dinosaur facts for kids.", "…")
+    resolved = resolve("great. when's his birthday again?", [party])
+    assert resolved.query == "great. when's my son's birthday again?"
