@@ -12,11 +12,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -103,15 +100,10 @@ def _cold_open(path: Path, user: str) -> dict[str, float]:
         "t2 = time.perf_counter()\n"
         "print(json.dumps({'import_s': t1 - t0, 'open_first_query_s': t2 - t1}))\n"
     )
+    from tests.processes import run_python
+
     started = time.perf_counter()
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    ).stdout
+    out = run_python("-c", code, check=True).stdout
     figures = json.loads(out.strip().splitlines()[-1])
     figures["process_total_s"] = time.perf_counter() - started
     return {k: round(v, 3) for k, v in figures.items()}

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -16,6 +13,7 @@ from assistant.gates.local import shared_local_gate
 from assistant.gates.registry import with_corrections
 from memory.corrections import CorrectionBook
 from memory.store import MemoryStore
+from tests.processes import run_python
 from tests.servers.chroma_server import ChromaServer
 
 pytestmark = pytest.mark.server
@@ -46,12 +44,13 @@ def server(chroma_server: ChromaServer) -> ChromaServer:
 
 def child(server: ChromaServer, tmp: Path, *args: str) -> str:
     """Run CHILD in a new Python process; its stdout."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CACHE_HOME": str(tmp / "child-cache")}
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD, server.host, str(server.port), *args],
-        capture_output=True,
-        text=True,
-        env=env,
+    done = run_python(
+        "-c",
+        CHILD,
+        server.host,
+        str(server.port),
+        *args,
+        env={"XDG_CACHE_HOME": str(tmp / "child-cache")},
         timeout=240,
         check=True,
     )

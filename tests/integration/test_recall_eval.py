@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from assistant.eval import recall
 from memory.persona import QUESTIONS_PATH, persona
+from tests.processes import run_python
 
 ROOT = Path(__file__).resolve().parents[2]
 KEYS = {"n", "k", "recall_at_k", "mrr", "p50_ms", "p95_ms", "with_cutoff"}
@@ -136,22 +134,15 @@ def test_locomo_memory_text_formats():
 
 
 def test_command_line_prints_one_json_object(tmp_path: Path):
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "assistant.eval",
-            "recall",
-            "--locomo",
-            str(_tiny_locomo(tmp_path / "l.json")),
-            "--k",
-            "5",
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    result = run_python(
+        "-m",
+        "assistant.eval",
+        "recall",
+        "--locomo",
+        str(_tiny_locomo(tmp_path / "l.json")),
+        "--k",
+        "5",
+        "--json",
     )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)

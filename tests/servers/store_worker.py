@@ -20,7 +20,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]  # the checkout: tests/servers/ is two below
+from tests.processes import start_python
 
 
 def _memory(m: Any) -> dict[str, Any]:
@@ -117,22 +117,15 @@ class Worker:
     ) -> None:
         """Start the worker; with wait=False, call wait_ready() before the first command
         (several workers then load their stores at the same time)."""
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        self._proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "tests.servers.store_worker",
-                host,
-                str(port),
-                user,
-                str(cache_dir),
-            ],
+        self._proc = start_python(
+            "-m",
+            "tests.servers.store_worker",
+            host,
+            str(port),
+            user,
+            str(cache_dir),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            text=True,
-            env=env,
-            cwd=ROOT,
         )
         self.pid = 0
         if wait:
