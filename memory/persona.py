@@ -1,4 +1,4 @@
-"""The shipped demo persona: 60 memories about one invented user, and questions about them."""
+"""The shipped demo persona: 61 memories about one invented user, and questions about them."""
 
 from __future__ import annotations
 
