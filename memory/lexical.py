@@ -17,8 +17,9 @@ from memory.tokens import tokenize
 
 __all__ = ["SNAPSHOT_FORMAT", "BM25Index", "tokenize"]  # tokenize: where callers found it
 
-# Bump when the saved layout changes: an older snapshot is then rebuilt, never misread.
-SNAPSHOT_FORMAT = 3
+# Bump when the saved layout or the tokens (memory/tokens.py) change: an older snapshot
+# is then rebuilt, never misread.
+SNAPSHOT_FORMAT = 4
 
 
 class _Postings:

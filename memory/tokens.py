@@ -29,8 +29,9 @@ def stem(word: str) -> str:
     # ("university"/"universe"); plurals and verb endings give most of the gain.
     if len(word) <= 3 or word.isdigit():
         return word
-    if word.endswith("ies") and len(word) > 4:
-        word = word[:-3] + "y"
+    if word.endswith(("ies", "ied")) and len(word) > 4:
+        # "studies" and "studied" -> "study", as "study" and "studying" already are.
+        return word[:-3] + "y"
     elif word.endswith("sses"):
         word = word[:-2]
     elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
