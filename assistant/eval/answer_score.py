@@ -7,7 +7,8 @@ The rules, precisely:
   and digits, a decimal point inside a number kept ("26.2"); everything else separates.
 - **Correct.** A reply is right when the tokens of one gold answer appear in it as a
   contiguous run of tokens. Matching on tokens means "4" is not found inside "14" or "4.5",
-  and "Velvet Tramlines" is found across a line break. A question may instead ask for
+  and "Velvet Tramlines" is found across a line break. A clock's am/pm stands apart
+  ("4:15pm" holds "4:15"). A question may instead ask for
   `last_number`: the reply's last number must equal a gold number (GSM8K: a worked reply
   repeats the problem's numbers).
 - **Damaged** (questions that need no memory). The reply names something specific to a
@@ -58,6 +59,8 @@ from functools import lru_cache
 _THOUSANDS = re.compile(r"(?<=\d)[,\u202f\u2009'’](?=\d{3}(?!\d))")
 _TOKEN = re.compile(r"\d+(?:\.\d+)+|[^\W_]+")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+# "4:15pm" holds the time 4:15: the clock's am/pm is a token of its own.
+_CLOCK = re.compile(r"(?<=\d)(?=[ap]\.?m\b)", re.IGNORECASE)
 
 STOPWORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before
@@ -166,7 +169,7 @@ def normalise(text: str) -> str:
 
 def tokens(text: str) -> list[str]:
     """The normalised text's tokens: runs of letters and digits, decimals kept whole."""
-    return _TOKEN.findall(normalise(text))
+    return _TOKEN.findall(_CLOCK.sub(" ", normalise(text)))
 
 
 def _find(haystack: Sequence[str], needle: Sequence[str]) -> bool:

@@ -58,6 +58,9 @@ def terms() -> MemoryTerms:
         ("It is 4.5.", "4", False),  # nor inside a decimal
         ("It is 4.", "4", True),  # a full stop after a number is no decimal
         ("About 26.2 miles.", "26.2", True),
+        ("It's on 17 April at 4:15pm.", "4:15", True),  # a clock's pm stands apart
+        ("Doors at 7:30 PM.", "7:30", True),
+        ("It starts at 4:15pm.", "4:45", False),
         ("About 26.2 miles.", "26", False),
         ("We meet at the Crown and Kettle.", "Crown & Kettle", True),  # & reads as and
         ("Plot 31, by the water butts", "31", True),
