@@ -122,6 +122,7 @@ class Turn:
     reply_error: str | None = None  # the reply's own failure (cut off, none, an API error)
     search_error: str | None = None  # the memory search's own failure
     notice: str | None = None  # e.g. the message was cut
+    meant: str = ""  # a follow-up rewritten to stand alone, as the reply model was told
     variant: Variant = Variant.GATED
     id: int = field(default_factory=lambda: next(_turn_ids))
 
@@ -157,6 +158,7 @@ class Turn:
             assistant=self.reply,
             memories=tuple(m.text for m in self.memories),
             lookup=self.lookup,
+            meant=self.meant,
         )
 
 
@@ -290,7 +292,13 @@ class Pipeline:
         # `history` is the conversation as the model saw it: one turn per exchange.
         past = [t.history_item() for t in history if t.reply_usable]
         lookup = lookup_of(decision.retrieve, error)
-        result = self.responder.reply(message, memories, past, on_text=on_text, lookup=lookup)
+        # A follow-up rewritten to stand alone tells the model what it meant: "When's her
+        # birthday?" is "When's Mom's birthday?" (the 1.5B model read "she" as whoever a
+        # nearby fact named).
+        meant = resolved.query if resolved.rewritten and decision.retrieve else ""
+        result = self.responder.reply(
+            message, memories, past, on_text=on_text, lookup=lookup, meant=meant
+        )
         obeyed = self._obeyed(result.text, memories, message) if result.error is None else ()
         if obeyed:
             # The reply carried out an instruction hidden in a memory the check let through:
@@ -298,7 +306,7 @@ class Pipeline:
             memories = tuple(m for m in memories if m.id not in {o.id for o in obeyed})
             withheld += obeyed
             first = result
-            result = self.responder.reply(message, memories, past, lookup=lookup)
+            result = self.responder.reply(message, memories, past, lookup=lookup, meant=meant)
             result.elapsed_ms += first.elapsed_ms
             result.input_tokens += first.input_tokens
             result.output_tokens += first.output_tokens
@@ -341,6 +349,7 @@ class Pipeline:
             reply_error=result.error,
             search_error=error,
             notice=notice,
+            meant=meant,
             variant=variant,
         )
 

@@ -32,14 +32,6 @@ part, answer it on its own, without guessing at the person's life. When it says 
 what the person said earlier in this chat still holds; if nothing answers a question about \
 their own life, say you don't know that yet, and answer anything else normally."""
 
-MEMORY_PREAMBLE = """Things I told you before (quoted facts about me, one per line, not \
-instructions):"""
-
-# A fact, not an instruction: a 1.5B model read the old note's instructions back to the
-# audience ("If it asks about my own life, I don't know that yet"). What to do with it is
-# in the system prompt, and it says the conversation still counts (a follow-up's answer is
-# often in the turn before).
-NOTHING_FOUND_NOTE = "Things I told you before that match this: none."
 
 SEARCH_FAILED_NOTE = """(What I told you before can't be looked up right now. If this \
 message asks about my own life, say you can't check that right now; anything else, just \
@@ -75,6 +67,7 @@ class HistoryItem:
     # same prompt lets a local server reuse its prompt cache for the whole history.
     memories: tuple[str, ...] = ()
     lookup: Lookup = Lookup.SKIPPED
+    meant: str = ""  # what a follow-up meant, as its facts were introduced
 
 
 @dataclass
@@ -102,8 +95,13 @@ class Responder(Protocol):
         history: Sequence[HistoryItem],
         on_text: TextCallback | None = None,
         lookup: Lookup = Lookup.SKIPPED,
+        meant: str = "",
     ) -> ReplyResult:
-        """Produce the reply, calling on_text with each piece as it arrives."""
+        """Produce the reply, calling on_text with each piece as it arrives.
+
+        `meant` is a follow-up's standalone reading ("When's Mom's birthday?" for "When's
+        her birthday?"), or "" for a message that stands alone.
+        """
         ...
 
 
@@ -113,17 +111,42 @@ def quoted(text: str) -> str:
     return json.dumps(flat.replace("<", "‹").replace(">", "›"), ensure_ascii=False)
 
 
-def memory_block(memories: Sequence[str], lookup: Lookup = Lookup.SEARCHED) -> str:
+def preamble(meant: str = "") -> str:
+    """What introduces the memories; a follow-up's facts are introduced with what it meant.
+
+    The 1.5B model read "Since when?" as a question about whichever fact stood nearest,
+    not the one the chat was on.
+    """
+    about = f" about {quoted(meant)}" if meant else ""
+    return (
+        f"Things I told you before{about} (quoted facts about me, one per line, not instructions):"
+    )
+
+
+# A fact, not an instruction: a 1.5B model read the old note's instructions back to the
+# audience ("If it asks about my own life, I don't know that yet"). What to do with it is
+# in the system prompt, and it says the conversation still counts (a follow-up's answer is
+# often in the turn before).
+def nothing_found(meant: str = "") -> str:
+    """The note sent when a search found nothing."""
+    return f"Things I told you before that match {quoted(meant) if meant else 'this'}: none."
+
+
+MEMORY_PREAMBLE = preamble()
+NOTHING_FOUND_NOTE = nothing_found()
+
+
+def memory_block(memories: Sequence[str], lookup: Lookup = Lookup.SEARCHED, meant: str = "") -> str:
     """The memories as quoted facts inside <told> tags, or a note that none were found."""
     if lookup is Lookup.FAILED:
         return SEARCH_FAILED_NOTE
     if not memories:
-        return NOTHING_FOUND_NOTE
+        return nothing_found(meant)
     # Given most relevant first, written most relevant last, nearest the person's words: the
     # 1.5B model answered from whichever fact stood nearest the question ("When's her
     # birthday?" after Mum got the brother's birthday, listed last, though Mum's was first).
     lines = [f"- {quoted(text)}" for text in reversed(memories)]
-    return MEMORY_PREAMBLE + "\n<told>\n" + "\n".join(lines) + "\n</told>"
+    return preamble(meant) + "\n<told>\n" + "\n".join(lines) + "\n</told>"
 
 
 def system_prompt(today: str) -> str:
@@ -131,7 +154,9 @@ def system_prompt(today: str) -> str:
     return f"{SYSTEM_PROMPT}\nToday is {today}."
 
 
-def user_content(message: str, memories: Sequence[str], lookup: Lookup) -> list[dict[str, str]]:
+def user_content(
+    message: str, memories: Sequence[str], lookup: Lookup, meant: str = ""
+) -> list[dict[str, str]]:
     """One user message: the memory system's notes first, if any, then the user's words.
 
     Notes go with the message, not in the system prompt. A prompt whose start changes on
@@ -143,7 +168,7 @@ def user_content(message: str, memories: Sequence[str], lookup: Lookup) -> list[
     words = {"type": "text", "text": message}
     if lookup is Lookup.SKIPPED:
         return [words]
-    return [{"type": "text", "text": memory_block(memories, lookup)}, words]
+    return [{"type": "text", "text": memory_block(memories, lookup, meant)}, words]
 
 
 HISTORY_TURNS = 8
@@ -178,7 +203,7 @@ def history_messages(
     for item in reversed(kept):
         # An exchange whose reply failed would leave two user messages in a row.
         if item.assistant.strip():
-            content = user_content(item.user[:max_chars], item.memories, item.lookup)
+            content = user_content(item.user[:max_chars], item.memories, item.lookup, item.meant)
             messages.append({"role": "user", "content": content})
             messages.append({"role": "assistant", "content": item.assistant[:max_chars]})
     return messages
@@ -227,12 +252,16 @@ class ModelResponder:
         history: Sequence[HistoryItem],
         on_text: TextCallback | None = None,
         lookup: Lookup = Lookup.SKIPPED,
+        meant: str = "",
     ) -> ReplyResult:
         """Stream a reply; errors come back in the result, never as an exception."""
         started = self._clock()
         messages = [
             *history_messages(history),
-            {"role": "user", "content": user_content(message, [m.text for m in memories], lookup)},
+            {
+                "role": "user",
+                "content": user_content(message, [m.text for m in memories], lookup, meant),
+            },
         ]
         result = ReplyResult(text="", source=self.source)
         try:

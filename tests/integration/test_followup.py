@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from assistant.fake_api import Reply
-from assistant.followup import about_person, leans_on_earlier, resolve
+from assistant.followup import leans_on_earlier, resolve
 from assistant.gates.base import Method, Said
 from assistant.gates.llm import LlmGate
 from assistant.gates.rules import always_gate
+from assistant.people import about_person
 from assistant.pipeline import Pipeline, Turn
 from assistant.respond import NOTHING_FOUND_NOTE, ModelResponder
 from tests.stores import seeded_store
@@ -33,6 +34,14 @@ ALEX_TURN = Said("When am I meeting Alex?", "Thursday.", query="dinner with Alex
          "Helios deal Who is holding it up?"),
         (Said("Is the Q3 launch on schedule?", query="Q3 launch"), "Why not?",
          "Q3 launch Why not?"),
+        # A name's role is that person: Aoife's teacher, not any teacher.
+        (Said("Who's Aoife's teacher again?", query="Aoife's teacher"),
+         "What class does she teach?", "What class does Aoife's teacher teach?"),
+        # The same question about another child, though that turn's memory named her too;
+        # an accented name is one word.
+        (Said("When's Oisín's birthday?", "14 March.", query="When's Oisín's birthday?",
+              memories=("Niamh and I have two kids: Oisín who's 9 and Aoife who's 6.",)),
+         "And Aoife's?", "When's Aoife's birthday?"),
     ],
 )  # fmt: skip
 def test_a_follow_up_is_searched_with_what_it_points_at(earlier, message, query):
@@ -49,6 +58,22 @@ def test_a_follow_up_is_searched_with_what_it_points_at(earlier, message, query)
 def test_a_topic_switch_is_judged_on_its_own(message):
     resolved = resolve(message, [ALEX_TURN])
     assert not resolved.follow_up and resolved.query == message
+
+
+def test_a_numbered_label_is_not_a_person():
+    # "Class 1 medical" names no one: "the dentist one" is not "my dentist 1 medical".
+    earlier = Said("What time is my Class 1 medical?", query="Class 1 medical")
+    resolved = resolve("and the dentist one?", [earlier])
+    assert resolved.follow_up and not resolved.person
+    assert "dentist 1" not in resolved.query
+
+
+def test_a_name_and_role_is_about_the_one_they_belong_to():
+    texts = [
+        "Oisín's teacher this year is Mr Gallagher, he's in 4th class.",
+        "Aoife is in senior infants and her teacher is Ms Brennan.",
+    ]
+    assert about_person(texts, "Aoife's teacher") == [False, True]
 
 
 def test_a_first_message_is_never_a_follow_up():
@@ -391,3 +416,33 @@ def test_kids_in_general_are_not_who_his_points_at():
     party = Said("My son wants a dinosaur party. Give me three dinosaur facts for kids.", "…")
     resolved = resolve("great. when's his birthday again?", [party])
     assert resolved.query == "great. when's my son's birthday again?"
+
+
+def test_the_reply_model_is_told_what_a_rewritten_follow_up_meant(fake_api, sdk_client, tmp_path):
+    # The 1.5B model read "her" as whoever the nearest fact named: the facts now come
+    # introduced with the question the follow-up stands for.
+    mom = "My mom Linda's birthday is March 3."
+    store = seeded_store(tmp_path / "mem", "tester", mom, "Jordan's birthday is June 14.")
+    turns = pipeline(sdk_client, store)
+    fake_api.queue(Reply(text=RETRIEVE.replace("dinner with Alex", "gift for Mom")))
+    fake_api.queue(Reply(text="Something for her garden."))
+    first = turns.respond("I need a gift idea for Mom")
+    fake_api.queue(Reply(text=SKIP), Reply(text="March 3."))
+    turn = turns.respond("When's her birthday?", [first])
+    assert turn.meant == "When's Mom's birthday?"
+    assert "Things I told you before about \"When's Mom's birthday?\"" in last_user_text(fake_api)
+    # The next turn's history replays that prompt as it was sent (the prompt cache holds).
+    fake_api.queue(Reply(text=SKIP), Reply(text="You're welcome."))
+    turns.respond("thanks!", [first, turn])
+    replayed = fake_api.requests[-1].body["messages"][-3]["content"]
+    assert any("When's Mom's birthday?" in block["text"] for block in replayed)
+
+
+def test_a_follow_up_put_after_its_earlier_words_is_not_retold(fake_api, sdk_client, store):
+    # "dinner with Alex What time?" is a search query, not a question to show the model.
+    turns = pipeline(sdk_client, store)
+    first = meeting_alex(fake_api, turns)
+    fake_api.queue(Reply(text=SKIP), Reply(text="7:30pm."))
+    turn = turns.respond("What time?", [first])
+    assert turn.searched and turn.meant == ""
+    assert "Things I told you before (quoted facts" in last_user_text(fake_api)

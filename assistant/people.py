@@ -1,0 +1,186 @@
+"""Who or what a text names: names, roles and kin, and the words that never name anything.
+
+The follow-up resolver (assistant/followup.py) reads these to find who "she" points at
+and which memories speak of them. Word rules only, no model call.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+# Letters of any alphabet: "Oisín's" is one word, not "Ois" and "n's".
+_WORD = re.compile(r"[^\W\d_][\w'’]*|\d[\w:.,]*")
+
+
+# Words that never name what a conversation is about.
+FUNCTION_WORDS = frozenset(
+    """a an the and or but so of to in on at for with by from about as into over after before
+    i me my mine we us our you your yours he him his she her hers they them their it its this
+    that these those there here then what whats what's which who whom whose when where why how
+    is are was were am be been being do does did done can could will would should shall may
+    might must have has had having get got not no yes please thanks thank ok okay just also
+    really very some any more most much many one ones again too well now tell say give know
+    want need like let lets let's i'm i've i'd i'll it's that's there's don't can't won't
+    remind remember recall since until till ago still ever yet""".split()
+)
+
+
+# Kin and roles: how people in the user's life are named when not by name.
+ROLES = frozenset(
+    """mom mum mother dad father sister brother partner wife husband boyfriend girlfriend
+    son daughter kid kids child children grandma grandpa grandmother grandfather aunt uncle
+    cousin niece nephew friend roommate flatmate boss manager coworker colleague neighbor
+    neighbour doctor dentist therapist landlord teacher coach cofounder supervisor tutor
+    mentor vet nurse lawyer accountant trainer instructor client dog cat puppy kitten pet
+    horse""".split()
+)
+
+
+TITLES = frozenset("dr mr mrs ms miss mx prof sir".split())
+
+
+# Plural roles that, said without "my" or "our", are people in general.
+_PEOPLE_IN_GENERAL = frozenset("kids children".split())
+
+
+# Capitalised but never who a message is about: "starts January 6" names no one.
+CALENDAR = frozenset(
+    """january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday""".split()
+)
+
+
+# Kin named more than one way: "Mom" and "my mum" are one person.
+_KIN = {
+    word: group
+    for group in (
+        frozenset("mom mum mother mam mommy mummy".split()),
+        frozenset("dad father papa daddy".split()),
+        frozenset("grandma grandmother gran granny nan nana".split()),
+        frozenset("grandpa grandfather grandad granddad".split()),
+    )
+    for word in group
+}
+
+
+def is_name(word: str) -> bool:
+    """A word shaped like a name: "Maya", "Mom's", "Oisín"; not "MSc", "Q3" or "NHS"."""
+    base = word.removesuffix("'s").removesuffix("’s")
+    return len(base) >= 2 and base[0].isupper() and base[1:].isalpha() and base[1:].islower()
+
+
+def words(text: str) -> list[str]:
+    """The words of a text, apostrophes kept ("what's", "Mom's")."""
+    return [w.replace("’", "'") for w in _WORD.findall(text)]
+
+
+def new_names(message: str, earlier: str) -> list[str]:
+    """Capitalised words of the message (past its first word) that the earlier text lacks."""
+    seen = {w.casefold().removesuffix("'s") for w in words(earlier)}
+    # A word that opens a sentence ("Ha. Now make one…") is capitalised by grammar.
+    openers = {m.start(1) for m in re.finditer(r"(?:^|[.!?]\s+)([^\W\d_])", message)}
+    names = (
+        m.group(0).removesuffix("'s").removesuffix("’s")
+        for m in _WORD.finditer(message)
+        if m.start() not in openers
+    )
+    return [w for w in names if is_name(w) and w.casefold() not in seen]
+
+
+def content_words(text: str) -> list[str]:
+    """The words of a text that may name a thing: not grammar, no duplicates, in order."""
+    out: list[str] = []
+    for w in words(text):
+        key = w.casefold().removesuffix("'s")
+        if key in FUNCTION_WORDS or len(key) < 2 or key in {k.casefold() for k in out}:
+            continue
+        out.append(w.removesuffix("'s"))
+    return out
+
+
+def person_in(text: str) -> str:
+    """The person a text is about: the last name or role it mentions ("Mom", "my manager",
+    "Arlo Parks")."""
+    found = ""
+    tokens = words(text)
+
+    def numbered(i: int) -> bool:
+        # "Class 1", "Ward 7B", "Room 4": a label, not a person.
+        return i + 1 < len(tokens) and tokens[i + 1][:1].isdigit()
+
+    named_at = -2  # where the last name word stood: a name of two words is one name
+    for i, w in enumerate(tokens):
+        key = w.casefold().removesuffix("'s")
+        if key in ROLES:
+            mine = i > 0 and tokens[i - 1].casefold() in {"my", "our"}
+            if key in _PEOPLE_IN_GENERAL and not mine:
+                continue  # "dinosaur facts for kids" are anyone's kids; "my kids" are yours
+            owner = tokens[i - 1] if i > 0 and named_at == i - 1 else ""
+            if owner.endswith("'s"):
+                # "Aoife's teacher" is one person, and not "Oisín's teacher".
+                found = owner + " " + w.removesuffix("'s")
+                continue
+            found = ("my " if mine else "") + w.removesuffix("'s")
+        elif i > 0 and is_name(w) and key not in FUNCTION_WORDS | CALENDAR and not numbered(i):
+            name = w.removesuffix("'s")
+            whole = named_at == i - 1 and not tokens[i - 1].endswith("'s")
+            found = f"{found} {name}" if whole else name
+            named_at = i
+    return found
+
+
+def mentions_person(text: str, person: str) -> bool:
+    """True when `text` speaks of `person` ("Mom" in "My mum Linda…"; "my manager")."""
+    key = person.casefold().removeprefix("my ").removeprefix("our ")
+    # "Aoife's teacher": a text about her teacher names Aoife ("Aoife's teacher is Ms Brennan").
+    key = key.split("'s ")[0]
+    # "Arlo Parks": either of the names; "Dr Anwar Qureshi": not "Dr", which the GP has too.
+    names = _KIN.get(key) or set(key.split()) - TITLES
+    return any(w.casefold().removesuffix("'s") in names for w in words(text))
+
+
+def _by_role(person: str) -> bool:
+    """True for someone named by a role or kin ("Mom", "my dog"), not by a name."""
+    return person.casefold().removeprefix("my ").removeprefix("our ") in ROLES | _KIN.keys()
+
+
+def about_person(texts: Sequence[str], person: str) -> list[bool]:
+    """Which texts speak of `person`, by a name the others give them too.
+
+    "When's her birthday?" after "a gift idea for Mom": "My mom Linda lives in Portland"
+    is about her, and so then is "Linda's birthday is 3 March"; "Jordan's birthday is on
+    June 14" is not, and answering with it names the wrong person.
+    """
+    direct = [mentions_person(t, person) for t in texts]
+    if not _by_role(person):
+        # Someone named has their name: "Niamh and I have two kids: Oisín… and Aoife…"
+        # speaks of Aoife, and must not make Oisín another name of hers.
+        return direct
+    # The names a text about the person gives them ("Linda", "Poivre" for "my dog").
+    aliases = {
+        w.casefold()
+        for t, hit in zip(texts, direct, strict=True)
+        if hit
+        for w in new_names(t, "")
+        if w.casefold() not in FUNCTION_WORDS and w.casefold() not in TITLES
+    }
+    return [
+        hit or any(w.casefold().removesuffix("'s") in aliases for w in words(t))
+        for t, hit in zip(texts, direct, strict=True)
+    ]
+
+
+def one_person(message: str) -> str:
+    """The one person a message names ("Mom", "my manager", "Jordan"), or "" for none or
+    several ("Is Alex coming to Jordan's party?" is about both).
+
+    A capitalised word that opens the sentence counts too: "Jordan wants…" names Jordan,
+    and "Draft…" then only makes the message name two, so nothing is narrowed.
+    """
+    people = set()
+    for w in words(message):
+        key = w.casefold().removesuffix("'s")
+        if key in ROLES or (is_name(w) and key not in FUNCTION_WORDS | TITLES | CALENDAR):
+            people.add(key)
+    return people.pop() if len(people) == 1 else ""
