@@ -69,7 +69,7 @@ class Method(Label):
     FAILED_OPEN = "failed_open"  # something went wrong, so we retrieve
     EMPTY_INPUT = "empty_input"  # nothing to decide on; no model call
     CORRECTION = "correction"  # a message close to one the user corrected (gates/corrections)
-    CONVERSATION = "conversation"  # a follow-up of a turn that searched memory (followup.py)
+    CONVERSATION = "conversation"  # a follow-up, decided with the turn it continues
 
 
 @dataclass(frozen=True)

@@ -6,12 +6,54 @@ and what it means standing alone; this step decides what that changes about the 
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import replace
 
 from assistant.followup import Resolved
 from assistant.gates.base import GateDecision, Method, Said
+from assistant.gates.vocabulary import name_like
+from assistant.people import words
 
 FOLLOW_UP_REASON = "follows up on your memories"
+GENERAL_CHAIN_REASON = "continues a general question"
+# The words a message speaks of its sender with: "now one about my dog" is about the user.
+_SELF = frozenset(
+    "i me my mine myself we us our ours ourselves i'm i've i'd i'll im ive we're we've "
+    "we'd we'll".split()
+)
+_ACRONYM = re.compile(r"\b[A-Z]{2,}[0-9]*\b")
+
+
+def continues_general(
+    decision: GateDecision,
+    message: str,
+    resolved: Resolved,
+    continued: Said | None,
+    known: Callable[[list[str]], list[str]] | None = None,
+) -> GateDecision:
+    """A gate's retrieve on a follow-up of a general exchange, read with that exchange.
+
+    "and in the UK?" after "What's the tallest mountain in Ireland?" reads, alone, like a
+    question about the user's life (the local gate: p=0.80), and the nothing-found note
+    then made the 1.5B model say it had no information. A follow-up of an exchange that
+    was not searched is as general as it, unless it speaks of the user ("now one about my
+    dog") or the question it continues named something their memories mention (`known`:
+    "when?" after "where's the FCC testing", a question the gate missed). A name the
+    follow-up itself names ("now one about Biscuit") is the vocabulary rule's to find,
+    next in the chain.
+    """
+    if not (resolved.follow_up and continued is not None and not continued.query):
+        return decision
+    if not decision.retrieve or decision.method not in (Method.LOCAL, Method.MODEL):
+        return decision
+    if any(w.casefold() in _SELF for w in words(message)):
+        return decision
+    if known is not None and known([*name_like(continued.user), *_ACRONYM.findall(continued.user)]):
+        return decision
+    return replace(
+        decision, retrieve=False, query="", reason=GENERAL_CHAIN_REASON, method=Method.CONVERSATION
+    )
 
 
 def in_conversation(

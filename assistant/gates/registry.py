@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from assistant.followup import Resolved
 from assistant.gates.base import Conversation, GateMode, failed_open_decision
-from assistant.gates.conversation import in_conversation
+from assistant.gates.conversation import continues_general, in_conversation
 from assistant.gates.forced import Forced
 from assistant.gates.vocabulary import with_vocabulary
 
@@ -170,6 +170,19 @@ def _asked(gate: Gate, message: str, conversation: Conversation) -> GateDecision
         return failed_open_decision(gate.name, message, exc)
 
 
+def _mentions(store: MemoryStore) -> Callable[[list[str]], list[str]]:
+    """The store's `mentions`; a store that cannot be read mentions nothing."""
+
+    def mentions(words: list[str]) -> list[str]:
+        try:
+            return store.mentions(words)
+        except Exception:  # noqa: BLE001 - an extra signal: the decision is made without it
+            _log.warning("the conversation step could not read the store", exc_info=True)
+            return []
+
+    return mentions
+
+
 def _with_vocabulary(decision: GateDecision, message: str, store: MemoryStore) -> GateDecision:
     try:
         return with_vocabulary(decision, message, store)
@@ -200,7 +213,8 @@ def decide(
     - A forced decision is final: only a retrieve takes the conversation's query.
     - The rule modes (always, never, length) read the message alone: no conversation.
     - A gate that read the conversation itself (`reads_conversation`) keeps its model's
-      standalone query (`keep_query`).
+      standalone query (`keep_query`). One that did not has a retrieve on a follow-up of a
+      general exchange read with that exchange first (`continues_general`).
     """
     resolved = resolved if resolved is not None else Resolved(query=message)
     if isinstance(gate, Forced):
@@ -208,9 +222,13 @@ def decide(
         # A forced re-run still searches with the conversation's words.
         return in_conversation(forced, resolved, continued) if forced.retrieve else forced
     decision = _asked(gate, message, Conversation(tuple(said), resolved.query))
+    alone = _reads_message_alone(gate)
+    own = getattr(gate, "reads_conversation", False)
+    if not (alone or own):
+        known = None if vocabulary is None else _mentions(vocabulary)
+        decision = continues_general(decision, message, resolved, continued, known)
     if vocabulary is not None:
         decision = _with_vocabulary(decision, message, vocabulary)
-    if _reads_message_alone(gate):
+    if alone:
         return decision
-    own = getattr(gate, "reads_conversation", False)
     return in_conversation(decision, resolved, continued, keep_query=own)

@@ -39,9 +39,10 @@ _NOT_THINGS = frozenset(
 )
 MAX_DEFINITE_WORDS = 10
 MAX_WORDS = 15  # a longer message brings its own material (a word problem names its people)
-# Only a gate's judgement can be wrong this way; a correction (Method.CORRECTION) is the
-# user's own decision and is never turned over, nor a rule mode's fixed one.
-ASKS_ABOUT = (Method.LOCAL, Method.MODEL)
+# Only a judgement can be wrong this way, the gate's or the conversation's (a follow-up of
+# a general question); a correction (Method.CORRECTION) is the user's own decision and is
+# never turned over, nor a rule mode's fixed one.
+ASKS_ABOUT = (Method.LOCAL, Method.MODEL, Method.CONVERSATION)
 
 
 def name_like(message: str) -> list[str]:

@@ -13,12 +13,14 @@ FOLLOW_UP = "What time?"
 
 
 class Judge:
-    """A judging gate that skips everything (named like the local gate)."""
+    """A judging gate that skips everything, or retrieves everything (named like the local
+    gate)."""
 
     name = "local"
 
-    def __init__(self, raises: bool = False) -> None:
+    def __init__(self, raises: bool = False, retrieves: bool = False) -> None:
         self.raises = raises
+        self.retrieves = retrieves
 
     def warm(self) -> None:
         pass
@@ -26,6 +28,8 @@ class Judge:
     def decide(self, message: str, conversation: object = None) -> GateDecision:
         if self.raises:
             raise RuntimeError("weights missing")
+        if self.retrieves:
+            return GateDecision(True, message, "may need memory", Method.LOCAL, gate=self.name)
         return GateDecision(False, "", "general question", Method.LOCAL, gate=self.name)
 
 
@@ -111,3 +115,42 @@ def test_the_gate_gets_the_callers_one_reading_of_the_conversation() -> None:
     decide(reader, "And Mum's?", earlier, resolved, earlier[-1])
     assert reader.given.meant == "When's Mum's birthday?"
     assert [s.user for s in reader.given.said] == ["When's Declan's birthday?"]
+
+
+GENERAL = [Said("What's the tallest mountain in Ireland?", "Carrauntoohil.")]
+
+
+def test_a_follow_up_of_a_general_question_is_general_unless_it_speaks_of_the_user() -> None:
+    resolved = resolve("and in the UK?", GENERAL)
+    assert resolved.follow_up
+    # The local gate reads "and in the UK?" alone and retrieves: with its question, it is
+    # as general as that question was.
+    decision = decide(Judge(retrieves=True), "and in the UK?", GENERAL, resolved, GENERAL[-1])
+    assert not decision.retrieve and decision.method is Method.CONVERSATION
+    assert decision.reason == "continues a general question"
+    joke = [Said("Tell me a joke", "Why did the scarecrow win an award?")]
+    mine = "now one about my dog, use his name"
+    kept = decide(Judge(retrieves=True), mine, joke, resolve(mine, joke), joke[-1])
+    assert kept.retrieve and kept.method is Method.LOCAL
+    # A name the user's memories mention is found by the vocabulary rule, next in the chain.
+    named = "and one about Biscuit?"
+    read = resolve(named, joke, lambda names: [n for n in names if n == "Biscuit"])
+    assert read.follow_up
+    found = decide(
+        Judge(retrieves=True), named, joke, read, joke[-1], vocabulary=Store(["Biscuit"])
+    )
+    assert found.retrieve and found.method is Method.VOCABULARY
+
+
+def test_a_follow_up_of_a_missed_memory_question_still_searches() -> None:
+    # The gate skipped "where's the FCC testing", but the user's memories mention the FCC:
+    # the question was about their life, and so is "when?".
+    missed = [Said("where's the FCC testing", "The FCC tests devices in labs.")]
+    resolved = resolve("when?", missed)
+    decision = decide(
+        Judge(retrieves=True), "when?", missed, resolved, missed[-1], vocabulary=Store(["FCC"])
+    )
+    assert decision.retrieve and "FCC" in decision.query
+    assert not decide(
+        Judge(retrieves=True), "when?", missed, resolved, missed[-1], vocabulary=Store([])
+    ).retrieve
