@@ -23,7 +23,10 @@ ALL_MODES = ("never", "always", "always-no-cutoff", "local", "cascade", "llm")
 FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks about
     "followup_nurse_dev": "nurse_dev",
     "followup_founder_dev": "founder_dev",
+    "followup_pilot_dev": "followup_pilot_dev",
     "followup_chef_test": "followup_chef_test",
+    "followup_vet_test": "followup_vet_test",
+    "followup_farmer_test": "followup_farmer_test",
 }
 
 
@@ -60,8 +63,8 @@ def plan(quick: bool, sets: list[str] | None = None) -> dict[str, dict[str, Any]
         "limit": 40,
         "max_tokens": 64,
     }
-    # Conversations (issue 28): only the last turn of each is scored. followup_chef_test is
-    # held out: scored once, by hand.
+    # Conversations (issue 28): only the last turn of each is scored. The *_test sets are
+    # held out: each scored once, by hand.
     for name, persona in FOLLOW_UP_SETS.items():
         full[name] = {"memories": persona, "questions": name,
                       "modes": ["never", "always", "local", "llm"], "limit": None,
@@ -303,7 +306,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--sets", help="comma-separated: nurse_dev,founder_dev,gsm8k,locomo,"
                         "teacher_test, followup_nurse_dev, followup_founder_dev, "
-                        "followup_chef_test (the unseen sets: score them once)")  # fmt: skip
+                        "followup_pilot_dev, followup_chef_test, followup_vet_test, "
+                        "followup_farmer_test (the unseen sets: score them once)")  # fmt: skip
     parser.add_argument("--markdown", type=Path, help="also write the section (and plot) here")
 
 

@@ -11,7 +11,7 @@ off. For the last turn it prints:
   message alone, the message with the turn it continues, and the resolver's query;
 - the local gate's decision time with the resolver, p50 and p95.
 
-    python -m bench followup-retrieval [--sets followup_nurse_dev,followup_founder_dev]
+    python -m bench followup-retrieval [--sets followup_nurse_dev,followup_founder_dev,...]
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from bench.local_model_bench import table_row
 
 ROOT = Path(__file__).resolve().parent.parent
 ANSWERS = ROOT / "training" / "data" / "answers"
-DEV_SETS = ("followup_nurse_dev", "followup_founder_dev")
+DEV_SETS = ("followup_nurse_dev", "followup_founder_dev", "followup_pilot_dev")
 _PERSONA = {"followup_nurse_dev": "nurse_dev", "followup_founder_dev": "founder_dev"}
 
 
