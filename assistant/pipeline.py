@@ -294,8 +294,10 @@ class Pipeline:
         lookup = lookup_of(decision.retrieve, error)
         # A follow-up rewritten to stand alone tells the model what it meant: "When's her
         # birthday?" is "When's Mom's birthday?" (the 1.5B model read "she" as whoever a
-        # nearby fact named).
-        meant = resolved.query if resolved.rewritten and decision.retrieve else ""
+        # nearby fact named). Not in the baselines (always, never): they read the message
+        # alone, as the products they stand for do, and their decision has no query_source.
+        read_with_conversation = decision.retrieve and bool(decision.query_source)
+        meant = resolved.query if resolved.rewritten and read_with_conversation else ""
         result = self.responder.reply(
             message, memories, past, on_text=on_text, lookup=lookup, meant=meant
         )

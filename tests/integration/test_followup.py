@@ -436,6 +436,12 @@ def test_the_reply_model_is_told_what_a_rewritten_follow_up_meant(fake_api, sdk_
     turns.respond("thanks!", [first, turn])
     replayed = fake_api.requests[-1].body["messages"][-3]["content"]
     assert any("When's Mom's birthday?" in block["text"] for block in replayed)
+    # The always-retrieve baseline reads the message alone: it is told nothing more.
+    always = turns.with_(gate=always_gate())
+    fake_api.queue(Reply(text="Flowers."))
+    first = always.respond("I need a gift idea for Mom")
+    fake_api.queue(Reply(text="June 14."))
+    assert always.respond("When's her birthday?", [first]).meant == ""
 
 
 def test_a_follow_up_put_after_its_earlier_words_is_not_retold(fake_api, sdk_client, store):
