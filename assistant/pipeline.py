@@ -23,6 +23,7 @@ from assistant.followup import RECENT_TURNS, Resolved, answered_with, resolve
 from assistant.gates.base import Gate, GateDecision, Said
 from assistant.gates.forced import Forced
 from assistant.gates.registry import decide
+from assistant.gates.vocabulary import mentions_of
 from assistant.respond import HistoryItem, Lookup, ReplySource, Responder, TextCallback
 from assistant.text import Label
 from memory.injection import instruction_flag, reply_follows
@@ -221,19 +222,12 @@ class Pipeline:
 
     def _resolve(self, message: str, said: Sequence[Said]) -> Resolved:
         try:
-            return resolve(message, said, self._mentions)
+            return resolve(message, said, mentions_of(self.store))
         except Exception:  # noqa: BLE001 - a broken resolver must not cost the reply
             # The message is then read alone, as before follow-ups were resolved; the gate
             # still decides, and fails open itself.
             _log.exception("the follow-up resolver failed; reading the message alone")
             return Resolved(query=message)
-
-    def _mentions(self, words: list[str]) -> list[str]:
-        try:
-            return self.store.mentions(words)
-        except Exception:  # noqa: BLE001 - an extra signal: the message is read without it
-            _log.warning("the follow-up resolver could not read the store", exc_info=True)
-            return []
 
     def respond(
         self,

@@ -22,7 +22,7 @@ from assistant.followup import Resolved
 from assistant.gates.base import Conversation, GateMode, failed_open_decision
 from assistant.gates.conversation import continues_general, in_conversation
 from assistant.gates.forced import Forced
-from assistant.gates.vocabulary import with_vocabulary
+from assistant.gates.vocabulary import mentions_of, with_vocabulary
 
 if TYPE_CHECKING:
     from assistant.config import Settings
@@ -170,19 +170,6 @@ def _asked(gate: Gate, message: str, conversation: Conversation) -> GateDecision
         return failed_open_decision(gate.name, message, exc)
 
 
-def _mentions(store: MemoryStore) -> Callable[[list[str]], list[str]]:
-    """The store's `mentions`; a store that cannot be read mentions nothing."""
-
-    def mentions(words: list[str]) -> list[str]:
-        try:
-            return store.mentions(words)
-        except Exception:  # noqa: BLE001 - an extra signal: the decision is made without it
-            _log.warning("the conversation step could not read the store", exc_info=True)
-            return []
-
-    return mentions
-
-
 def _with_vocabulary(decision: GateDecision, message: str, store: MemoryStore) -> GateDecision:
     try:
         return with_vocabulary(decision, message, store)
@@ -225,7 +212,7 @@ def decide(
     alone = _reads_message_alone(gate)
     own = getattr(gate, "reads_conversation", False)
     if not (alone or own):
-        known = None if vocabulary is None else _mentions(vocabulary)
+        known = None if vocabulary is None else mentions_of(vocabulary)
         decision = continues_general(decision, message, resolved, continued, known)
     if vocabulary is not None:
         decision = _with_vocabulary(decision, message, vocabulary)

@@ -14,8 +14,10 @@ message is final (a "Which country is Cork in?" the user marked general stays sk
 
 from __future__ import annotations
 
+import logging
 import re
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -37,6 +39,8 @@ _NOT_THINGS = frozenset(
     number difference average sum total name time date day week month year world
     """.split()
 )
+_log = logging.getLogger(__name__)
+
 MAX_DEFINITE_WORDS = 10
 MAX_WORDS = 15  # a longer message brings its own material (a word problem names its people)
 # Only a judgement can be wrong this way, the gate's or the conversation's (a follow-up of
@@ -82,3 +86,20 @@ def with_vocabulary(decision: GateDecision, message: str, store: MemoryStore) ->
         method=Method.VOCABULARY,
         elapsed_ms=decision.elapsed_ms + (time.perf_counter() - started) * 1000.0,
     )
+
+
+def mentions_of(store: MemoryStore) -> Callable[[list[str]], list[str]]:
+    """The store's `mentions`; a store that cannot be read mentions nothing.
+
+    The follow-up resolver and the conversation step read it as an extra signal: a message
+    is then read without it, never left undecided.
+    """
+
+    def mentions(words: list[str]) -> list[str]:
+        try:
+            return store.mentions(words)
+        except Exception:  # noqa: BLE001 - an extra signal: the message is read without it
+            _log.warning("could not read the store's keyword index", exc_info=True)
+            return []
+
+    return mentions

@@ -621,9 +621,11 @@ def test_a_turn_from_the_page_to_the_reply_enters_no_file_twice(
     with crossings() as found:
         send(app, "When am I meeting Alex?")  # the llm gate, a search, a streamed reply
         app.segmented_control(key="gate_mode").set_value("local").run()
+        send(app, "What's the tallest mountain in Ireland?")
+        send(app, "and in the UK?")  # a follow-up of a general question: the store is read
         app.toggle(key="compare").set_value(True).run()
         send(app, "What time?")  # a follow-up, read with the conversation, twice (compare)
         wrong = [b for b in app.button if b.key and b.key.startswith("wrong-")]
         wrong[-1].click().run()  # a correction, and its re-run if it was a skip
-    assert len(turns(app)) >= 3
+    assert len(turns(app)) >= 5
     assert not found, "\n".join(" -> ".join(route) + f"  ({fn})" for route, fn in found.items())
