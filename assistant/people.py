@@ -33,8 +33,13 @@ ROLES = frozenset(
     cousin niece nephew friend roommate flatmate boss manager coworker colleague neighbor
     neighbour doctor dentist therapist landlord teacher coach cofounder supervisor tutor
     mentor vet nurse lawyer accountant trainer instructor client dog cat puppy kitten pet
-    horse""".split()
+    horse advisor adviser pastor priest vicar rabbi imam headteacher professor surgeon
+    physio physiotherapist midwife pharmacist optician counselor counsellor plumber builder
+    electrician mechanic contractor babysitter nanny childminder carer caregiver groomer
+    """.split()
 )
+# "Jake Brenner, the neighbor kid, helps…": the words after the comma describe the name.
+_APPOSITION = re.compile(r"(\b[A-Z][^\W\d_]+), (?:the|a|an|my|our) [^,.;:!?]{1,40}")
 
 
 TITLES = frozenset("dr mr mrs ms miss mx prof sir".split())
@@ -103,7 +108,7 @@ def person_in(text: str) -> str:
     """The person a text is about: the last name or role it mentions ("Mom", "my manager",
     "Arlo Parks")."""
     found = ""
-    tokens = words(text)
+    tokens = words(_APPOSITION.sub(r"\1", text))
 
     def numbered(i: int) -> bool:
         # "Class 1", "Ward 7B", "Room 4": a label, not a person.
@@ -116,7 +121,8 @@ def person_in(text: str) -> str:
             mine = i > 0 and tokens[i - 1].casefold() in {"my", "our"}
             if key in _PEOPLE_IN_GENERAL and not mine:
                 continue  # "dinosaur facts for kids" are anyone's kids; "my kids" are yours
-            owner = tokens[i - 1] if i > 0 and named_at == i - 1 else ""
+            # The name whose role it is, one word between at most ("Tyler's FFA advisor").
+            owner = tokens[named_at] if named_at >= 0 and i - named_at <= 2 else ""
             if owner.endswith("'s"):
                 # "Aoife's teacher" is one person, and not "Oisín's teacher".
                 found = owner + " " + w.removesuffix("'s")

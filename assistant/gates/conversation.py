@@ -49,7 +49,10 @@ def continues_general(
         return decision
     if any(w.casefold() in _SELF for w in words(message)):
         return decision
-    if known is not None and known([*name_like(continued.user), *_ACRONYM.findall(continued.user)]):
+    # Names, codes and acronyms only: "the biggest" in "what's the biggest dairy state in the
+    # US" is no thing of the user's, though a memory may say "biggest".
+    named = [*name_like(continued.user, things=False), *_ACRONYM.findall(continued.user)]
+    if known is not None and known(named):
         return decision
     return replace(
         decision, retrieve=False, query="", reason=GENERAL_CHAIN_REASON, method=Method.CONVERSATION

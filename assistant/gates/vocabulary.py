@@ -49,8 +49,9 @@ MAX_WORDS = 15  # a longer message brings its own material (a word problem names
 ASKS_ABOUT = (Method.LOCAL, Method.MODEL, Method.CONVERSATION)
 
 
-def name_like(message: str) -> list[str]:
-    """Words of a short message that may name something of the user's: names and codes."""
+def name_like(message: str, things: bool = True) -> list[str]:
+    """Words of a short message that may name something of the user's: names and codes,
+    and with `things` the nouns it says "the" of ("the company")."""
     if len(message.split()) > MAX_WORDS:
         return []
     # A capitalised word that opens a sentence is grammar, not a name ("Which", "Four").
@@ -63,7 +64,7 @@ def name_like(message: str) -> list[str]:
         if len(words) == 1 and words[0] != "I":
             out.append(re.sub(r"['’]s?$", "", words[0]))
     out += _CODE.findall(message)
-    if len(message.split()) <= MAX_DEFINITE_WORDS:
+    if things and len(message.split()) <= MAX_DEFINITE_WORDS:
         # "the company", "the flat", "the seed": a short question about a thing it takes
         # for known. Only a thing this user's memories talk about counts (see `mentions`).
         out += [w for w in _DEFINITE.findall(message) if w.lower() not in _NOT_THINGS]

@@ -68,6 +68,22 @@ def test_a_numbered_label_is_not_a_person():
     assert "dentist 1" not in resolved.query
 
 
+@pytest.mark.parametrize(
+    ("earlier", "message", "query"),
+    [
+        # "advisor" is a role, and "FFA" between the name and it does not part them.
+        (Said("Who's Tyler's FFA advisor?", "Mr. Hanson."), "and what does he teach?",
+         "and what does Tyler's advisor teach?"),
+        # "the neighbor kid" describes Jake Brenner: "he" is Jake, not some kid.
+        (Said("and evenings?", "Jake.", query="who does evening milking",
+              memories=("Jake Brenner, the neighbor kid, helps with evening milking.",)),
+         "what time does he start?", "what time does Brenner start?"),
+    ],
+)  # fmt: skip
+def test_who_he_is_when_a_role_names_him(earlier, message, query):
+    assert resolve(message, [earlier]).query == query
+
+
 def test_a_name_and_role_is_about_the_one_they_belong_to():
     texts = [
         "Oisín's teacher this year is Mr Gallagher, he's in 4th class.",

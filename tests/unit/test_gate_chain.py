@@ -154,3 +154,15 @@ def test_a_follow_up_of_a_missed_memory_question_still_searches() -> None:
     assert not decide(
         Judge(retrieves=True), "when?", missed, resolved, missed[-1], vocabulary=Store([])
     ).retrieve
+
+
+def test_a_word_said_with_the_is_no_sign_a_general_question_was_about_the_user() -> None:
+    # A memory may say "biggest"; "what's the biggest dairy state in the US" is still the
+    # world's question, and so is "and number two?".
+    asked = [Said("what's the biggest dairy state in the US", "California.")]
+    resolved = resolve("and number two?", asked)
+    decision = decide(
+        Judge(retrieves=True), "and number two?", asked, resolved, asked[-1],
+        vocabulary=Store(["biggest"]),
+    )  # fmt: skip
+    assert not decision.retrieve
