@@ -178,9 +178,10 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
     person = own or _referent_person(recent[: len(recent) - back + 1])
     tokens = {w.casefold() for w in words(message)}
     # Names the earlier question did not ask about: "And Aoife's?" after "When's Oisín's
-    # birthday?" asks the same of Aoife, even when that turn's memories named her.
+    # birthday?" asks the same of Aoife, even when that turn's memories named her. Only in
+    # a few words: "Why did Mike move to Alaska?" is a question of its own.
     new = new_names(message, f"{earlier.user} {earlier.query}")
-    if person and new:
+    if person and new and len(tokens) <= _FRAGMENT_WORDS:
         # "And Mum's?" after "When's Declan's birthday?": the same question, another person.
         query = re.sub(rf"\b{re.escape(person)}\b", new[0], earlier.user)
         if query != earlier.user:
