@@ -38,6 +38,9 @@ ROLES = frozenset(
     electrician mechanic contractor babysitter nanny childminder carer caregiver groomer
     """.split()
 )
+# "in Wisconsin", "at Nopa": after these a capitalised word is a place. Not "to" or
+# "from": "a note to Sam", "a letter from Sam".
+_PLACE_WORDS = frozenset("in at near".split())
 # "Jake Brenner, the neighbor kid, helps…": the words after the comma describe the name.
 _APPOSITION = re.compile(r"(\b[A-Z][^\W\d_]+), (?:the|a|an|my|our) [^,.;:!?]{1,40}")
 
@@ -115,6 +118,7 @@ def person_in(text: str) -> str:
         return i + 1 < len(tokens) and tokens[i + 1][:1].isdigit()
 
     named_at = -2  # where the last name word stood: a name of two words is one name
+    placed_at = -2  # where the last word of a place stood ("in New York")
     for i, w in enumerate(tokens):
         key = w.casefold().removesuffix("'s")
         if key in ROLES:
@@ -129,6 +133,9 @@ def person_in(text: str) -> str:
                 continue
             found = ("my " if mine else "") + w.removesuffix("'s")
         elif i > 0 and is_name(w) and key not in FUNCTION_WORDS | CALENDAR and not numbered(i):
+            if tokens[i - 1].casefold() in _PLACE_WORDS or placed_at == i - 1:
+                placed_at = i  # "a house in Wisconsin": a place, never who "he" is
+                continue
             name = w.removesuffix("'s")
             whole = named_at == i - 1 and not tokens[i - 1].endswith("'s")
             found = f"{found} {name}" if whole else name

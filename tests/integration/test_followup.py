@@ -34,6 +34,9 @@ ALEX_TURN = Said("When am I meeting Alex?", "Thursday.", query="dinner with Alex
          "Helios deal Who is holding it up?"),
         (Said("Is the Q3 launch on schedule?", query="Q3 launch"), "Why not?",
          "Q3 launch Why not?"),
+        # A capitalised word after "in" or "at" is a place, not who "he" is.
+        (Said("What's Frank Lloyd Wright's house in Wisconsin called?", "Taliesin."),
+         "when did he build it?", "when did Frank Lloyd Wright build it?"),
         # A name's role is that person: Aoife's teacher, not any teacher.
         (Said("Who's Aoife's teacher again?", query="Aoife's teacher"),
          "What class does she teach?", "What class does Aoife's teacher teach?"),
