@@ -143,11 +143,15 @@ def person_in(text: str) -> str:
     return found
 
 
+def _bare(person: str) -> str:
+    """A person as looked up: lower case, without "my" or "our" ("my Mom" -> "mom")."""
+    return person.casefold().removeprefix("my ").removeprefix("our ")
+
+
 def mentions_person(text: str, person: str) -> bool:
     """True when `text` speaks of `person` ("Mom" in "My mum Linda…"; "my manager")."""
-    key = person.casefold().removeprefix("my ").removeprefix("our ")
     # "Aoife's teacher": a text about her teacher names Aoife ("Aoife's teacher is Ms Brennan").
-    key = key.split("'s ")[0]
+    key = _bare(person).split("'s ")[0]
     # "Arlo Parks": either of the names; "Dr Anwar Qureshi": not "Dr", which the GP has too.
     names = _KIN.get(key) or set(key.split()) - TITLES
     return any(w.casefold().removesuffix("'s") in names for w in words(text))
@@ -155,7 +159,7 @@ def mentions_person(text: str, person: str) -> bool:
 
 def _by_role(person: str) -> bool:
     """True for someone named by a role or kin ("Mom", "my dog"), not by a name."""
-    return person.casefold().removeprefix("my ").removeprefix("our ") in ROLES | _KIN.keys()
+    return _bare(person) in ROLES | _KIN.keys()
 
 
 def about_person(texts: Sequence[str], person: str) -> list[bool]:

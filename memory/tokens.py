@@ -32,7 +32,7 @@ def stem(word: str) -> str:
     if word.endswith(("ies", "ied")) and len(word) > 4:
         # "studies" and "studied" -> "study", as "study" and "studying" already are.
         return word[:-3] + "y"
-    elif word.endswith("sses"):
+    if word.endswith("sses"):
         word = word[:-2]
     elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
         word = word[:-1]

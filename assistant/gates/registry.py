@@ -170,14 +170,6 @@ def _asked(gate: Gate, message: str, conversation: Conversation) -> GateDecision
         return failed_open_decision(gate.name, message, exc)
 
 
-def _with_vocabulary(decision: GateDecision, message: str, store: MemoryStore) -> GateDecision:
-    try:
-        return with_vocabulary(decision, message, store)
-    except Exception:  # noqa: BLE001 - an extra signal: the gate's own decision stands
-        _log.warning("the vocabulary rule could not read the store", exc_info=True)
-        return decision
-
-
 def decide(
     gate: Gate,
     message: str,
@@ -215,7 +207,7 @@ def decide(
         known = None if vocabulary is None else mentions_of(vocabulary)
         decision = continues_general(decision, message, resolved, continued, known)
     if vocabulary is not None:
-        decision = _with_vocabulary(decision, message, vocabulary)
+        decision = with_vocabulary(decision, message, vocabulary)
     if alone:
         return decision
     return in_conversation(decision, resolved, continued, keep_query=own)

@@ -72,11 +72,14 @@ def name_like(message: str, things: bool = True) -> list[str]:
 
 
 def with_vocabulary(decision: GateDecision, message: str, store: MemoryStore) -> GateDecision:
-    """The decision, turned to retrieve when a skipped message names what memories mention."""
+    """The decision, turned to retrieve when a skipped message names what memories mention.
+
+    A store that cannot be read mentions nothing (`mentions_of`): the decision stands.
+    """
     if decision.retrieve or decision.method not in ASKS_ABOUT:
         return decision
     started = time.perf_counter()
-    known = store.mentions(name_like(message))
+    known = mentions_of(store)(name_like(message))
     if not known:
         return decision
     return replace(
