@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from assistant.followup import Resolved
-from assistant.gates.base import Conversation, GateMode, failed_open_decision
+from assistant.gates.base import Conversation, GateMode, Method, failed_open_decision
 from assistant.gates.conversation import continues_general, in_conversation
 from assistant.gates.forced import Forced
 from assistant.gates.vocabulary import mentions_of, with_vocabulary
@@ -192,8 +192,8 @@ def decide(
     - A forced decision is final: only a retrieve takes the conversation's query.
     - The rule modes (always, never, length) read the message alone: no conversation.
     - A gate that read the conversation itself (`reads_conversation`) keeps its model's
-      standalone query (`keep_query`). One that did not has a retrieve on a follow-up of a
-      general exchange read with that exchange first (`continues_general`).
+      standalone query (`keep_query`). Any other decision to retrieve a follow-up of a
+      general exchange is read with that exchange first (`continues_general`).
     """
     resolved = resolved if resolved is not None else Resolved(query=message)
     if isinstance(gate, Forced):
@@ -203,7 +203,9 @@ def decide(
     decision = _asked(gate, message, Conversation(tuple(said), resolved.query))
     alone = _reads_message_alone(gate)
     own = getattr(gate, "reads_conversation", False)
-    if not (alone or own):
+    # Only a model that read the conversation judged the follow-up with it: the cascade
+    # reads it too, but on the built-in model its decisions are the local gate's.
+    if not (alone or (own and decision.method is Method.MODEL)):
         known = None if vocabulary is None else mentions_of(vocabulary)
         decision = continues_general(decision, message, resolved, continued, known)
     if vocabulary is not None:

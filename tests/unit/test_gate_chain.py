@@ -166,3 +166,26 @@ def test_a_word_said_with_the_is_no_sign_a_general_question_was_about_the_user()
         vocabulary=Store(["biggest"]),
     )  # fmt: skip
     assert not decision.retrieve
+
+
+class Cascade(Judge):
+    """A gate whose model reads the conversation, deciding by `method` (cascade-like)."""
+
+    name = "cascade"
+    reads_conversation = True
+
+    def __init__(self, method: Method) -> None:
+        super().__init__(retrieves=True)
+        self.method = method
+
+    def decide(self, message: str, conversation: object = None) -> GateDecision:
+        return GateDecision(True, message, "may need memory", self.method, gate=self.name)
+
+
+def test_only_a_model_that_read_the_conversation_keeps_a_general_follow_ups_retrieve() -> None:
+    # Cascade on the built-in model decides as the local gate: the same rule holds.
+    resolved = resolve("and in the UK?", GENERAL)
+    local = decide(Cascade(Method.LOCAL), "and in the UK?", GENERAL, resolved, GENERAL[-1])
+    assert not local.retrieve and local.reason == "continues a general question"
+    model = decide(Cascade(Method.MODEL), "and in the UK?", GENERAL, resolved, GENERAL[-1])
+    assert model.retrieve and model.method is Method.MODEL
