@@ -121,6 +121,7 @@ class Turn:
     usage: Usage = field(default_factory=Usage)
     error: str | None = None  # what went wrong in this turn: the search or the reply
     reply_error: str | None = None  # the reply's own failure (cut off, none, an API error)
+    reply_cut_short: bool = False  # the reply stopped at the length limit, text and all
     search_error: str | None = None  # the memory search's own failure
     notice: str | None = None  # e.g. the message was cut
     meant: str = ""  # a follow-up rewritten to stand alone, as the reply model was told
@@ -139,8 +140,12 @@ class Turn:
 
     @property
     def reply_usable(self) -> bool:
-        """True when the reply came back whole, even if the memory search failed."""
-        return self.reply_error is None
+        """True when the reply is part of the conversation, even if the search failed.
+
+        A reply cut at the length limit is: the user read it, and "When's her birthday?"
+        after a long list of gift ideas for Mom still means Mom's.
+        """
+        return self.reply_error is None or self.reply_cut_short
 
     def said(self) -> Said:
         """This turn as the follow-up resolver reads it."""
@@ -343,6 +348,7 @@ class Pipeline:
             ),
             error=error or result.error,
             reply_error=result.error,
+            reply_cut_short=result.cut_short,
             search_error=error,
             notice=notice,
             meant=meant,

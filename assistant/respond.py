@@ -81,6 +81,9 @@ class ReplyResult:
     first_token_ms: float | None = None
     elapsed_ms: float = 0.0
     error: str | None = None
+    # Stopped at the length limit: said on the turn, yet a reply the user read, so it stays
+    # part of the conversation (a follow-up of a long gift list still means that list).
+    cut_short: bool = False
 
 
 class Responder(Protocol):
@@ -276,6 +279,7 @@ class ModelResponder:
             result.input_tokens, result.output_tokens = done.input_tokens, done.output_tokens
             if done.cut_off:
                 result.error = "the reply hit the length limit and was cut short"
+                result.cut_short = bool(done.text.strip())
             elif not done.text:
                 # e.g. a reasoning model that spent its whole reply on a thinking block
                 result.error = "the model returned no text; try again or rephrase"

@@ -471,3 +471,24 @@ def test_a_follow_up_put_after_its_earlier_words_is_not_retold(fake_api, sdk_cli
     turn = turns.respond("What time?", [first])
     assert turn.searched and turn.meant == ""
     assert "Things I told you before (quoted facts" in last_user_text(fake_api)
+
+
+def test_a_reply_cut_at_the_length_limit_is_still_what_the_follow_up_continues(
+    fake_api, sdk_client, tmp_path
+):
+    mom = "My mom Linda lives in Portland; her birthday is on March 3."
+    store = seeded_store(tmp_path / "mem", "tester", mom, "Jordan's birthday is on June 14.")
+    turns = pipeline(sdk_client, store)
+    gift = '{"retrieve": true, "query": "a gift idea for Mom", "reason": "your family"}'
+    # A long list of ideas stopped by max_tokens: shown to the user, and said to be cut.
+    fake_api.queue(Reply(text=gift), Reply(text="1. A garden kit 2. A", stop_reason="max_tokens"))
+    first = turns.respond("I need a gift idea for my mom")
+    assert first.reply_error and "length limit" in first.reply_error
+    fake_api.queue(Reply(text=SKIP), Reply(text="March 3."))
+    turn = turns.respond("when's her birthday?", [first])
+    assert turn.decision.query == "when's my mom's birthday?"
+    assert [m.text for m in turn.memories] == [mom]
+    # The model reads the cut reply as the exchange before, not a blank history.
+    messages = fake_api.requests[-1].body["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "user"]
+    assert messages[1]["content"] == "1. A garden kit 2. A"
