@@ -19,6 +19,7 @@ from assistant.people import (
     ROLES,
     about_person,
     content_words,
+    names_in,
     new_names,
     one_person,
     person_in,
@@ -55,6 +56,8 @@ _SMALL_TALK = frozenset(
     "good wow yes no yep nope sure".split()
 )
 # Question words alone, typos included: "were?" is a fast "where?".
+# A longer message that ends on "that" or "it" still points back ("…ask about that?").
+_LONG_POINTER_WORDS = 14
 _ASKS = frozenset("where were wher when wen whn why how who what wat wot which whose".split())
 _DEFINITE = re.compile(r"\b(?:the|that|those)\s+([A-Za-z][a-z-]{2,})\b", re.IGNORECASE)
 _AGAIN = re.compile(r"\b(?:again|earlier|before|back to|the first|that one)\b", re.IGNORECASE)
@@ -109,6 +112,8 @@ def leans_on_earlier(message: str, earlier: str = "", known: Known = None) -> bo
         return True
     if len(tokens) <= 8 and any(t in _THING for t in tokens):
         return True
+    if len(tokens) <= _LONG_POINTER_WORDS and tokens[-1] in _THING:
+        return True  # "Who on my team should I ask about that?": it ends on what was said
     if len(tokens) <= 2 and tokens[0] in _ASKS:
         return True  # "Where?", "were?" (a typed "where"), "why though"
     if len(tokens) <= 10 and _names_what_was_said(message, earlier):
@@ -122,9 +127,38 @@ def leans_on_earlier(message: str, earlier: str = "", known: Known = None) -> bo
     return False
 
 
+# "who is the head nurse", "whos our vet again": the answer names the person.
+_WHO = re.compile(r"^\W*(?:who|whos|who['’]s)\b", re.IGNORECASE)
+
+
+def _answer_names(said: Said) -> str:
+    """The person a "who …?" exchange named, asked for by role: in its reply and a memory.
+
+    "how long has she been with us?" after "who is the head nurse" asks about Zanele
+    Mokoena, whom the reply named, not any nurse. Only a name the memories back up: a reply
+    may name someone the store never mentioned.
+    """
+    if not (_WHO.match(said.user) and said.memories):
+        return ""
+    asked_for = person_in(said.user)
+    if asked_for and asked_for.split()[-1].casefold() not in ROLES:
+        return ""  # "who's Teo": the question names him, and "his" is Teo
+    # Not a name the question gave: "Aoife's teacher is Ms Brennan" answers with Ms Brennan.
+    asked = {name.casefold() for name in names_in(said.user)}
+    backed = (
+        name
+        for name in names_in(said.assistant)
+        if name.casefold() not in asked and any(about_person(said.memories, name))
+    )
+    return next(backed, "")
+
+
 def _referent_person(recent: Sequence[Said]) -> str:
     """Who a "she" or "their" points at: the newest person named in what was said."""
     for said in reversed(recent):
+        answer = _answer_names(said)
+        if answer:
+            return answer
         for text in (said.user, said.query, *said.memories[:1], said.assistant):
             person = person_in(text)
             if person:

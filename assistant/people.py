@@ -143,6 +143,22 @@ def person_in(text: str) -> str:
     return found
 
 
+def names_in(text: str) -> list[str]:
+    """The names a text gives, in order, a name of several words as one ("Zanele Mokoena")."""
+    runs: list[list[str]] = []
+    last = -2
+    for i, w in enumerate(words(text)):
+        key = w.casefold().removesuffix("'s")
+        if not is_name(w) or key in FUNCTION_WORDS | CALENDAR | TITLES | ROLES:
+            continue
+        if last == i - 1 and not runs[-1][-1].endswith("'s"):
+            runs[-1].append(w.removesuffix("'s"))
+        else:
+            runs.append([w.removesuffix("'s")])
+        last = i
+    return [" ".join(run) for run in runs]
+
+
 def _bare(person: str) -> str:
     """A person as looked up: lower case, without "my" or "our" ("my Mom" -> "mom")."""
     return person.casefold().removeprefix("my ").removeprefix("our ")

@@ -22,7 +22,8 @@ _SELF = frozenset(
     "i me my mine myself we us our ours ourselves i'm i've i'd i'll im ive we're we've "
     "we'd we'll".split()
 )
-_ACRONYM = re.compile(r"\b[A-Z]{2,}[0-9]*\b")
+# Three letters at least: "US" and "UK" are places, and the store reads them as "us".
+_ACRONYM = re.compile(r"\b[A-Z]{3,}[0-9]*\b")
 
 
 def continues_general(
@@ -38,7 +39,8 @@ def continues_general(
     question about the user's life (the local gate: p=0.80), and the nothing-found note
     then made the 1.5B model say it had no information. A follow-up of an exchange that
     was not searched is as general as it, unless it speaks of the user ("now one about my
-    dog") or the question it continues named something their memories mention (`known`:
+    dog"), asks about someone of theirs ("his birthday" after "My son wants…"), or the
+    question it continues named something their memories mention (`known`:
     "when?" after "where's the FCC testing", a question the gate missed). A name the
     follow-up itself names ("now one about Biscuit") is the vocabulary rule's to find,
     next in the chain.
@@ -48,6 +50,10 @@ def continues_general(
     if not decision.retrieve or decision.method not in (Method.LOCAL, Method.MODEL):
         return decision
     if any(w.casefold() in _SELF for w in words(message)):
+        return decision
+    if resolved.person.casefold().startswith(("my ", "our ")):
+        # "when's his birthday again?" after "My son wants a dinosaur party…": the aside
+        # was general, but "his" is the user's son.
         return decision
     # Names, codes and acronyms only: "the biggest" in "what's the biggest dairy state in the
     # US" is no thing of the user's, though a memory may say "biggest".

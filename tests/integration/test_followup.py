@@ -87,6 +87,41 @@ def test_who_he_is_when_a_role_names_him(earlier, message, query):
     assert resolve(message, [earlier]).query == query
 
 
+def test_she_after_a_who_question_is_whom_the_answer_named():
+    head = Said(
+        "who is the head nurse",
+        "The head nurse is Zanele Mokoena, at the clinic for 9 years.",
+        query="who is the head nurse",
+        memories=(
+            "Kyle Petersen is our newest nurse. Started in February.",
+            "head nurse = Zanele Mokoena, 9 yrs at the clinic",
+        ),
+    )
+    resolved = resolve("how long has she been with us?", [head])
+    assert resolved.query == "how long has Zanele Mokoena been with us?"
+    assert resolved.person == "Zanele Mokoena"
+    # A name the reply gives that no memory backs up is not taken on the reply's word.
+    guessed = Said("who is the head nurse", "It is Nurse Joy.", query="who is the head nurse",
+                   memories=head.memories)  # fmt: skip
+    assert "Joy" not in resolve("how long has she been with us?", [guessed]).query
+    # The answer is not a name the question gave: "she" is Aoife's teacher, not Aoife.
+    brennan = "Aoife's teacher is Ms Brennan."
+    teacher = Said("Who's Aoife's teacher again?", brennan, query="Aoife's teacher",
+                   memories=(brennan,))  # fmt: skip
+    assert (
+        resolve("What class does she teach?", [teacher]).query == "What class does Brennan teach?"
+    )
+
+
+def test_a_longer_message_that_ends_on_that_points_back():
+    wine = Said("What's a good wine with duck?", "A Pinot Noir.")
+    resolved = resolve("Who on my team should I ask about that?", [wine])
+    assert resolved.follow_up and "wine" in resolved.query
+    # "that" inside a long message of its own is grammar, not a pointer.
+    own = "Can you recommend a film that my partner and I would both enjoy tonight?"
+    assert not resolve(own, [wine]).follow_up
+
+
 def test_a_name_and_role_is_about_the_one_they_belong_to():
     texts = [
         "Oisín's teacher this year is Mr Gallagher, he's in 4th class.",

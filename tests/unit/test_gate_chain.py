@@ -142,6 +142,21 @@ def test_a_follow_up_of_a_general_question_is_general_unless_it_speaks_of_the_us
     assert found.retrieve and found.method is Method.VOCABULARY
 
 
+def test_a_follow_up_about_someone_of_the_users_after_a_general_aside_searches() -> None:
+    party = [
+        Said("My son wants a dinosaur party. Give me three dinosaur facts for kids.", "T-rex…")
+    ]
+    message = "great. when's his birthday again?"
+    resolved = resolve(message, party)
+    decision = decide(Judge(retrieves=True), message, party, resolved, party[-1])
+    assert decision.retrieve and decision.query == "great. when's my son's birthday again?"
+    # A general aside that names no one of the user's stays general.
+    facts = [Said("Give me three dinosaur facts for kids.", "T-rex…")]
+    chained = "when did they die out?"
+    read = resolve(chained, facts)
+    assert not decide(Judge(retrieves=True), chained, facts, read, facts[-1]).retrieve
+
+
 def test_a_follow_up_of_a_missed_memory_question_still_searches() -> None:
     # The gate skipped "where's the FCC testing", but the user's memories mention the FCC:
     # the question was about their life, and so is "when?".
@@ -166,6 +181,12 @@ def test_a_word_said_with_the_is_no_sign_a_general_question_was_about_the_user()
         vocabulary=Store(["biggest"]),
     )  # fmt: skip
     assert not decision.retrieve
+    # Nor is "US": the store's keyword index reads it as "us", which memories say.
+    us = decide(
+        Judge(retrieves=True), "and number two?", asked, resolved, asked[-1],
+        vocabulary=Store(["US", "biggest"]),
+    )  # fmt: skip
+    assert not us.retrieve
 
 
 class Cascade(Judge):
