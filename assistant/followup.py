@@ -285,7 +285,7 @@ def _on_topic(resolved: Resolved, found: tuple[Memory, ...]) -> tuple[Memory, ..
     "where are they playing?" after Arlo Parks the netball court; the 1.5B model answered
     with those. A memory stays when it speaks of what the follow-up leans on (`referent`)
     or names a word of the query ("Am I allergic to anything they serve?" keeps the
-    allergy); when none does, all stay.
+    allergy), and so does the search's best; when none does, all stay.
     """
     texts = [m.text for m in found]
     named = {w.casefold() for w in content_words(resolved.query)}
@@ -293,4 +293,8 @@ def _on_topic(resolved: Resolved, found: tuple[Memory, ...]) -> tuple[Memory, ..
         about or any(w.casefold() in named for w in content_words(text))
         for text, about in zip(texts, about_person(texts, resolved.referent), strict=True)
     ]
-    return tuple(m for m, hit in zip(found, hits, strict=True) if hit) if any(hits) else found
+    if not any(hits):
+        return found
+    # The search's own best for the resolved query stays too: "Studied at Onderstepoort,
+    # qualified 2011" shares no word with "…and what year did I qualify?", yet tops it.
+    return tuple(m for i, (m, hit) in enumerate(zip(found, hits, strict=True)) if hit or i == 0)

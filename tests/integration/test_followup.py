@@ -5,13 +5,14 @@ from __future__ import annotations
 import pytest
 
 from assistant.fake_api import Reply
-from assistant.followup import leans_on_earlier, resolve
+from assistant.followup import answered_with, leans_on_earlier, resolve
 from assistant.gates.base import Method, Said
 from assistant.gates.llm import LlmGate
 from assistant.gates.rules import always_gate
 from assistant.people import about_person
 from assistant.pipeline import Pipeline, Turn
 from assistant.respond import NOTHING_FOUND_NOTE, ModelResponder
+from memory.records import Memory
 from tests.stores import seeded_store
 
 ALEX = "Dinner with Alex on Thursday at 7:30pm at Nopa."
@@ -527,3 +528,23 @@ def test_a_reply_cut_at_the_length_limit_is_still_what_the_follow_up_continues(
     messages = fake_api.requests[-1].body["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "user"]
     assert messages[1]["content"] == "1. A garden kit 2. A"
+
+
+def test_the_searchs_best_for_a_follow_up_stays_though_it_shares_no_word_with_it():
+    studied, boss, job = (
+        Memory(str(i), text, 0.5, "", "test")
+        for i, text in enumerate(
+            [
+                "Studied at Onderstepoort, qualified 2011.",
+                "Dr Farah Adams owns the practice and has been a vet for 31 years.",
+                "I'm a small-animal vet at Kloofnek Animal Clinic.",
+            ]
+        )
+    )
+    earlier = Said("where did I study vet science?", "At Onderstepoort.",
+                   query="where did I study vet science?", memories=(job.text,))  # fmt: skip
+    resolved = resolve("and what year did I qualify?", [earlier])
+    assert resolved.follow_up
+    # "vet" alone lets the two others in; "studied" and "qualified" are other forms.
+    sent = answered_with(resolved, (job,), (studied, boss, job))
+    assert studied in sent and sent[0] == studied
