@@ -204,6 +204,31 @@ def about_person(texts: Sequence[str], person: str) -> list[bool]:
     ]
 
 
+def by_their_name(query: str, person: str, memories: Sequence[str]) -> str:
+    """The query asked again by the name the memories give someone named by role, or "".
+
+    "anything I should avoid for my son specifically?" finds "our son Idris is 3", but
+    not "Idris is allergic to tree nuts": memories name people by name more often than a
+    message does. Asked again as "anything I should avoid for Idris specifically?", it does.
+    """
+    if not person or not _by_role(person):
+        return ""
+    role = _bare(person)
+    for text in memories:
+        if not mentions_person(text, person):
+            continue
+        names = [
+            w
+            for w in new_names(text, "")
+            if w.casefold() not in FUNCTION_WORDS | TITLES | ROLES | CALENDAR
+        ]
+        if names:
+            pattern = rf"\b(?:(?:my|our)\s+)?{re.escape(role)}\b"
+            asked = re.sub(pattern, names[0], query, count=1, flags=re.IGNORECASE)
+            return asked if asked != query else ""
+    return ""
+
+
 def one_person(message: str) -> str:
     """The one person a message names ("Mom", "my manager", "Jordan"), or "" for none or
     several ("Is Alex coming to Jordan's party?" is about both).

@@ -24,6 +24,7 @@ from assistant.gates.base import Gate, GateDecision, Said
 from assistant.gates.forced import Forced
 from assistant.gates.registry import decide
 from assistant.gates.vocabulary import mentions_of
+from assistant.people import by_their_name
 from assistant.respond import HistoryItem, Lookup, ReplySource, Responder, TextCallback
 from assistant.text import Label
 from memory.injection import instruction_flag, reply_follows
@@ -234,6 +235,20 @@ class Pipeline:
             _log.exception("the follow-up resolver failed; reading the message alone")
             return Resolved(query=message)
 
+    def _search(self, query: str, person: str) -> tuple[Memory, ...]:
+        """The top k for the query, and for it asked by the name of the person it asks about.
+
+        "my son" in the message, "Idris" in the memories: what is stored about him by name
+        is found too (`by_their_name`), after what the query itself found.
+        """
+        found = self.store.search(query, k=self.k)
+        again = by_their_name(query, person, [m.text for m in found])
+        if not again:
+            return tuple(found)
+        # The query's own ranking first: a follow-up keeps only the best few of it.
+        merged = {m.id: m for m in (*found, *self.store.search(again, k=self.k))}
+        return tuple(merged.values())[: self.k]
+
     def respond(
         self,
         message: str,
@@ -279,7 +294,7 @@ class Pipeline:
         error = None
         if decision.retrieve:
             try:
-                memories = tuple(self.store.search(decision.query or message, k=self.k))
+                memories = self._search(decision.query or message, resolved.person)
             except Exception as exc:  # noqa: BLE001 - a broken store must not end the chat
                 error = f"memory search failed: {type(exc).__name__}: {exc}"
             earlier = continued.memories if continued is not None else ()

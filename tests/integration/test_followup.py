@@ -9,6 +9,7 @@ from assistant.followup import answered_with, leans_on_earlier, resolve
 from assistant.gates.base import Method, Said
 from assistant.gates.llm import LlmGate
 from assistant.gates.rules import always_gate
+from assistant.offline import OfflineResponder
 from assistant.people import about_person
 from assistant.pipeline import Pipeline, Turn
 from assistant.respond import NOTHING_FOUND_NOTE, ModelResponder
@@ -548,3 +549,19 @@ def test_the_searchs_best_for_a_follow_up_stays_though_it_shares_no_word_with_it
     # "vet" alone lets the two others in; "studied" and "qualified" are other forms.
     sent = answered_with(resolved, (job,), (studied, boss, job))
     assert studied in sent and sent[0] == studied
+
+
+def test_someone_asked_about_by_role_is_also_searched_by_their_name(tmp_path):
+    allergy = "Idris is allergic to tree nuts, always pack the EpiPen"
+    store = seeded_store(
+        tmp_path / "mem",
+        "tester",
+        "our son Idris is 3 and goes to Bluebonnet Montessori",
+        allergy,
+        "I'm allergic to penicillin.",
+        "Our dog Mango is a 7-year-old corgi.",
+    )
+    turns = Pipeline(gate=always_gate(), store=store, responder=OfflineResponder())
+    message = "anything I should avoid for my son specifically?"
+    assert allergy not in [m.text for m in store.search(message)]  # the words alone miss it
+    assert allergy in [m.text for m in turns.respond(message).memories]
