@@ -204,6 +204,18 @@ def about_person(texts: Sequence[str], person: str) -> list[bool]:
     ]
 
 
+_QUESTION_WORDS = frozenset(
+    "who whos who's what whats what's when whens when's where wheres where's which why how "
+    "is are was were do does did can could will would should has have anything any".split()
+)
+
+
+def _asks(text: str) -> bool:
+    """True for a question ("anything I should avoid for my son?"), not a request."""
+    first = words(text)[:1]
+    return text.rstrip().endswith("?") or bool(first) and first[0].casefold() in _QUESTION_WORDS
+
+
 def by_their_name(query: str, person: str, memories: Sequence[str]) -> str:
     """The query asked again by the name the memories give someone named by role, or "".
 
@@ -211,8 +223,8 @@ def by_their_name(query: str, person: str, memories: Sequence[str]) -> str:
     not "Idris is allergic to tree nuts": memories name people by name more often than a
     message does. Asked again as "anything I should avoid for Idris specifically?", it does.
     """
-    if not person or not _by_role(person):
-        return ""
+    if not person or not _by_role(person) or not _asks(query):
+        return ""  # "now one about my dog, use his name" needs his name, not more facts
     role = _bare(person)
     for text in memories:
         if not mentions_person(text, person):

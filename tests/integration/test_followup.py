@@ -10,7 +10,7 @@ from assistant.gates.base import Method, Said
 from assistant.gates.llm import LlmGate
 from assistant.gates.rules import always_gate
 from assistant.offline import OfflineResponder
-from assistant.people import about_person
+from assistant.people import about_person, by_their_name
 from assistant.pipeline import Pipeline, Turn
 from assistant.respond import NOTHING_FOUND_NOTE, ModelResponder
 from memory.records import Memory
@@ -565,3 +565,7 @@ def test_someone_asked_about_by_role_is_also_searched_by_their_name(tmp_path):
     message = "anything I should avoid for my son specifically?"
     assert allergy not in [m.text for m in store.search(message)]  # the words alone miss it
     assert allergy in [m.text for m in turns.respond(message).memories]
+    # A request about him needs his name, not more facts: it is not asked again.
+    dog = ["Our dog Mango is a 7-year-old corgi."]
+    assert by_their_name("now one about my dog, use his name", "my dog", dog) == ""
+    assert by_their_name("how old is my dog", "my dog", dog) == "how old is Mango"
