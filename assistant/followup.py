@@ -55,9 +55,9 @@ _SMALL_TALK = frozenset(
     "thanks thank thx ty cool great nice ok okay lol haha awesome perfect bye hi hey hello "
     "good wow yes no yep nope sure".split()
 )
-# Question words alone, typos included: "were?" is a fast "where?".
 # A longer message that ends on "that" or "it" still points back ("…ask about that?").
 _LONG_POINTER_WORDS = 14
+# Question words alone, typos included: "were?" is a fast "where?".
 _ASKS = frozenset("where were wher when wen whn why how who what wat wot which whose".split())
 _DEFINITE = re.compile(r"\b(?:the|that|those)\s+([A-Za-z][a-z-]{2,})\b", re.IGNORECASE)
 _AGAIN = re.compile(r"\b(?:again|earlier|before|back to|the first|that one)\b", re.IGNORECASE)

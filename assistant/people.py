@@ -178,6 +178,11 @@ def _by_role(person: str) -> bool:
     return _bare(person) in ROLES | _KIN.keys()
 
 
+def _names_given(text: str) -> list[str]:
+    """The names a text gives, past the word that opens a sentence ("our son Idris" -> Idris)."""
+    return [w for w in new_names(text, "") if w.casefold() not in FUNCTION_WORDS | TITLES]
+
+
 def about_person(texts: Sequence[str], person: str) -> list[bool]:
     """Which texts speak of `person`, by a name the others give them too.
 
@@ -192,11 +197,7 @@ def about_person(texts: Sequence[str], person: str) -> list[bool]:
         return direct
     # The names a text about the person gives them ("Linda", "Poivre" for "my dog").
     aliases = {
-        w.casefold()
-        for t, hit in zip(texts, direct, strict=True)
-        if hit
-        for w in new_names(t, "")
-        if w.casefold() not in FUNCTION_WORDS and w.casefold() not in TITLES
+        w.casefold() for t, hit in zip(texts, direct, strict=True) if hit for w in _names_given(t)
     }
     return [
         hit or any(w.casefold().removesuffix("'s") in aliases for w in words(t))
@@ -213,7 +214,7 @@ _QUESTION_WORDS = frozenset(
 def _asks(text: str) -> bool:
     """True for a question ("anything I should avoid for my son?"), not a request."""
     first = words(text)[:1]
-    return text.rstrip().endswith("?") or bool(first) and first[0].casefold() in _QUESTION_WORDS
+    return text.rstrip().endswith("?") or (bool(first) and first[0].casefold() in _QUESTION_WORDS)
 
 
 def by_their_name(query: str, person: str, memories: Sequence[str]) -> str:
@@ -229,11 +230,7 @@ def by_their_name(query: str, person: str, memories: Sequence[str]) -> str:
     for text in memories:
         if not mentions_person(text, person):
             continue
-        names = [
-            w
-            for w in new_names(text, "")
-            if w.casefold() not in FUNCTION_WORDS | TITLES | ROLES | CALENDAR
-        ]
+        names = [w for w in _names_given(text) if w.casefold() not in ROLES | CALENDAR]
         if names:
             pattern = rf"\b(?:(?:my|our)\s+)?{re.escape(role)}\b"
             asked = re.sub(pattern, names[0], query, count=1, flags=re.IGNORECASE)

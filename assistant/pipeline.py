@@ -239,13 +239,13 @@ class Pipeline:
         """The top k for the query, and for it asked by the name of the person it asks about.
 
         "my son" in the message, "Idris" in the memories: what is stored about him by name
-        is found too (`by_their_name`), after what the query itself found.
+        fills the places of the top k that the query itself left free (`by_their_name`).
         """
         found = self.store.search(query, k=self.k)
         again = by_their_name(query, person, [m.text for m in found])
         if not again:
             return tuple(found)
-        # The query's own ranking first: a follow-up keeps only the best few of it.
+        # The query's own ranking first: a follow-up keeps only the best two of it.
         merged = {m.id: m for m in (*found, *self.store.search(again, k=self.k))}
         return tuple(merged.values())[: self.k]
 
