@@ -240,6 +240,14 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
     return Resolved(query=query, follow_up=True, turns_back=back, referent=referent)
 
 
+# What a follow-up asks for, not what it is about: "physio for my shoulder? what time"
+# shares "time" with "part time as a barista", and "every" joins any two routines.
+_ASKED_FOR = frozenset(
+    """time times day days date week weeks month months year years long much many often
+    every right soon next last first""".split()
+)
+
+
 # A follow-up is answered with at most this many of its own search's memories, and the
 # one the turn it continues was answered with first: the 1.5B model read whichever fact
 # stood nearby, and every development miss had the answer among five (docs/followups.md).
@@ -288,7 +296,7 @@ def _on_topic(resolved: Resolved, found: tuple[Memory, ...]) -> tuple[Memory, ..
     allergy), and so does the search's best; when none does, all stay.
     """
     texts = [m.text for m in found]
-    named = {w.casefold() for w in content_words(resolved.query)}
+    named = {w.casefold() for w in content_words(resolved.query)} - _ASKED_FOR
     hits = [
         about or any(w.casefold() in named for w in content_words(text))
         for text, about in zip(texts, about_person(texts, resolved.referent), strict=True)

@@ -569,3 +569,20 @@ def test_someone_asked_about_by_role_is_also_searched_by_their_name(tmp_path):
     dog = ["Our dog Mango is a 7-year-old corgi."]
     assert by_their_name("now one about my dog, use his name", "my dog", dog) == ""
     assert by_their_name("how old is my dog", "my dog", dog) == "how old is Mango"
+
+
+def test_what_a_follow_up_asks_for_is_no_topic_a_distractor_can_share():
+    physio, barista = (
+        Memory(str(i), text, 0.5, "", "test")
+        for i, text in enumerate(
+            [
+                "physio for my shoulder (dive strain) thursdays 5pm w/ Kate at Hobart Physio",
+                "I work part time as a barista at Jackman & McRoss, Sundays 7am to 1pm.",
+            ]
+        )
+    )
+    asked = "physio for my shoulder is with who again?"
+    earlier = Said(asked, "Kate at Hobart Physio.", query=asked, memories=(physio.text,))
+    resolved = resolve("what time", [earlier])
+    # "time" is what it asks for; "part time" is no sign the barista job is the topic.
+    assert answered_with(resolved, (physio,), (physio, barista)) == (physio,)
