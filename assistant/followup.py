@@ -79,6 +79,8 @@ class Resolved:
     # The query is the message itself, rewritten to stand alone ("When's Mom's birthday?"),
     # not the earlier words put before it ("dinner with Alex What time?").
     rewritten: bool = False
+    # It names nothing of its own, only what it asks for ("which day?", "For how long?").
+    bare: bool = False
 
     @property
     def source(self) -> str:
@@ -237,7 +239,10 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
     new = [w for w in content_words(about) if w.casefold() not in tokens]
     referent = " ".join(new)
     query = f"{about.strip()} {message.strip()}" if referent else message
-    return Resolved(query=query, follow_up=True, turns_back=back, referent=referent)
+    own = [w for w in content_words(message) if w.casefold() not in _ASKED_FOR | _ASKS]
+    # "and us?", "and mine?": the same question about someone else, not the same fact.
+    other = tokens & {"us", "we", "our", "ours", "mine", "me", "my", "i", "you", "yours"}
+    return Resolved(query, True, back, referent=referent, bare=not own and not other)
 
 
 # What a follow-up asks for, not what it is about: "physio for my shoulder? what time"
@@ -282,6 +287,11 @@ def answered_with(
         return found
     if resolved.referent and not resolved.person:
         found = _on_topic(resolved, found)
+    if resolved.bare and found[:1] and found[0].id in {m.id for m in earlier[:1]}:
+        # "which day?" after "my mum calls every week right": the search's best is the fact
+        # that turn was answered with, and the conversation is still on it. A second fact
+        # beside it (the supervisor's Friday check-in) is what the 1.5B model answered with.
+        return found[:1]
     kept: dict[str, Memory] = {m.id: m for m in (*found[:FOLLOW_UP_FOUND], *earlier[:1])}
     return tuple(kept.values())
 

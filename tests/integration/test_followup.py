@@ -586,3 +586,26 @@ def test_what_a_follow_up_asks_for_is_no_topic_a_distractor_can_share():
     resolved = resolve("what time", [earlier])
     # "time" is what it asks for; "part time" is no sign the barista job is the topic.
     assert answered_with(resolved, (physio,), (physio, barista)) == (physio,)
+
+
+def test_a_bare_follow_up_on_the_same_fact_is_answered_with_that_fact_alone():
+    mum, supervisor, rivals, price = (
+        Memory(str(i), text, 0.5, "", "test")
+        for i, text in enumerate(
+            [
+                "my mum amina calls every sunday 8pm hobart time",
+                "supervisor wants a check-in every friday 2pm in her office",
+                "main competitor is Terrasense, they charge $49 per sensor",
+                "our target price is $39 per sensor",
+            ]
+        )
+    )
+    asked = "my mum calls every week right"
+    earlier = Said(asked, "Yes, every Sunday.", query=asked, memories=(mum.text,))
+    resolved = resolve("which day?", [earlier])
+    # Its search's best is the fact that turn was answered with: nothing beside it.
+    assert answered_with(resolved, (mum, supervisor), (mum, supervisor)) == (mum,)
+    # "and us?" asks the same of someone else: the other fact stays.
+    rival = "what's the competitor charging per sensor"
+    before = Said(rival, "$49.", query=rival, memories=(rivals.text,))
+    assert price in answered_with(resolve("and us?", [before]), (rivals,), (rivals, price))
