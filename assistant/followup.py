@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from assistant.gates.base import Said
 from assistant.people import (
     ROLES,
+    SELF,
     about_person,
     content_words,
     names_in,
@@ -241,8 +242,7 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
     query = f"{about.strip()} {message.strip()}" if referent else message
     own = [w for w in content_words(message) if w.casefold() not in _ASKED_FOR | _ASKS]
     # "and us?", "and mine?": the same question about someone else, not the same fact.
-    other = tokens & {"us", "we", "our", "ours", "mine", "me", "my", "i", "you", "yours"}
-    return Resolved(query, True, back, referent=referent, bare=not own and not other)
+    return Resolved(query, True, back, referent=referent, bare=not own and not tokens & SELF)
 
 
 # What a follow-up asks for, not what it is about: "physio for my shoulder? what time"

@@ -26,6 +26,13 @@ FUNCTION_WORDS = frozenset(
 )
 
 
+# The words a message speaks of its sender with: "now one about my dog" is about the user.
+SELF = frozenset(
+    "i me my mine myself we us our ours ourselves i'm i've i'd i'll im ive we're we've "
+    "we'd we'll".split()
+)
+
+
 # Kin and roles: how people in the user's life are named when not by name.
 ROLES = frozenset(
     """mom mum mother dad father sister brother partner wife husband boyfriend girlfriend

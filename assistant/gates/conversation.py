@@ -13,15 +13,10 @@ from dataclasses import replace
 from assistant.followup import Resolved
 from assistant.gates.base import GateDecision, Method, Said
 from assistant.gates.vocabulary import name_like
-from assistant.people import words
+from assistant.people import SELF, words
 
 FOLLOW_UP_REASON = "follows up on your memories"
 GENERAL_CHAIN_REASON = "continues a general question"
-# The words a message speaks of its sender with: "now one about my dog" is about the user.
-_SELF = frozenset(
-    "i me my mine myself we us our ours ourselves i'm i've i'd i'll im ive we're we've "
-    "we'd we'll".split()
-)
 # Three letters at least: "US" and "UK" are places, and the store reads them as "us".
 _ACRONYM = re.compile(r"\b[A-Z]{3,}[0-9]*\b")
 
@@ -49,7 +44,7 @@ def continues_general(
         return decision
     if not decision.retrieve or decision.method not in (Method.LOCAL, Method.MODEL):
         return decision
-    if any(w.casefold() in _SELF for w in words(message)):
+    if any(w.casefold() in SELF for w in words(message)):
         return decision
     if resolved.person.casefold().startswith(("my ", "our ")):
         # "when's his birthday again?" after "My son wants a dinosaur party…": the aside
