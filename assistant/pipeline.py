@@ -126,6 +126,7 @@ class Turn:
     search_error: str | None = None  # the memory search's own failure
     notice: str | None = None  # e.g. the message was cut
     meant: str = ""  # a follow-up rewritten to stand alone, as the reply model was told
+    also_searched: str = ""  # the query asked again by the name of whom it asks about
     variant: Variant = Variant.GATED
     id: int = field(default_factory=lambda: next(_turn_ids))
 
@@ -235,8 +236,8 @@ class Pipeline:
             _log.exception("the follow-up resolver failed; reading the message alone")
             return Resolved(query=message)
 
-    def _search(self, query: str, person: str) -> tuple[Memory, ...]:
-        """The top k for the query, and for it asked by the name of the person it asks about.
+    def _search(self, query: str, person: str) -> tuple[tuple[Memory, ...], str]:
+        """The top k for the query, and the query asked again by the person's name, if it was.
 
         "my son" in the message, "Idris" in the memories: what is stored about him by name
         fills the places of the top k that the query itself left free (`by_their_name`).
@@ -244,10 +245,10 @@ class Pipeline:
         found = self.store.search(query, k=self.k)
         again = by_their_name(query, person, [m.text for m in found])
         if not again:
-            return tuple(found)
+            return tuple(found), ""
         # The query's own ranking first: a follow-up keeps only the best two of it.
         merged = {m.id: m for m in (*found, *self.store.search(again, k=self.k))}
-        return tuple(merged.values())[: self.k]
+        return tuple(merged.values())[: self.k], again
 
     def respond(
         self,
@@ -291,10 +292,11 @@ class Pipeline:
 
         memories: tuple[Memory, ...] = ()
         withheld: tuple[Memory, ...] = ()
+        also_searched = ""
         error = None
         if decision.retrieve:
             try:
-                memories = self._search(decision.query or message, resolved.person)
+                memories, also_searched = self._search(decision.query or message, resolved.person)
             except Exception as exc:  # noqa: BLE001 - a broken store must not end the chat
                 error = f"memory search failed: {type(exc).__name__}: {exc}"
             earlier = continued.memories if continued is not None else ()
@@ -364,6 +366,7 @@ class Pipeline:
             error=error or result.error,
             reply_error=result.error,
             reply_cut_short=result.cut_short,
+            also_searched=also_searched,
             search_error=error,
             notice=notice,
             meant=meant,

@@ -564,7 +564,9 @@ def test_someone_asked_about_by_role_is_also_searched_by_their_name(tmp_path):
     turns = Pipeline(gate=always_gate(), store=store, responder=OfflineResponder())
     message = "anything I should avoid for my son specifically?"
     assert allergy not in [m.text for m in store.search(message)]  # the words alone miss it
-    assert allergy in [m.text for m in turns.respond(message).memories]
+    turn = turns.respond(message)
+    assert allergy in [m.text for m in turn.memories]
+    assert turn.also_searched == "anything I should avoid for Idris specifically?"  # shown
     # A request about him needs his name, not more facts: it is not asked again.
     dog = ["Our dog Mango is a 7-year-old corgi."]
     assert by_their_name("now one about my dog, use his name", "my dog", dog) == ""
