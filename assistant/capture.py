@@ -53,7 +53,10 @@ _FIRST_PERSON = re.compile(
 _NOT_A_FACT = re.compile(
     r"^\s*(?:i|we)\s+(?:think|guess|mean|wonder|want you|need you|would like you|see|agree|"
     r"disagree|don'?t understand|don'?t know|have a question|was wondering)\b|"
-    r"^\s*i'?m\s+(?:not sure|confused|asking|wondering|curious)\b",
+    r"^\s*i'?m\s+(?:not sure|confused|asking|wondering|curious)\b|"
+    # "I need a gift idea for Mom" asks for ideas; a model wrote "Mom is looking for a gift".
+    r"^\s*(?:i|we)\s+(?:need|want|would like|'d like)\s+(?:a|an|some)?\s*(?:[\w-]+\s+)?"
+    r"(?:ideas?|suggestions?|recommendations?|advice|tips|help)\b",
     re.IGNORECASE,
 )
 _REQUEST = re.compile(

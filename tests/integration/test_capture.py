@@ -57,10 +57,16 @@ def test_a_fact_must_be_grounded_in_the_message(fact: str, message: str, expecte
 
 
 def test_a_request_costs_no_capture_call() -> None:
+    # "I need a gift idea for Mom" asks: a model made it "Mom is looking for a gift".
+    for request in ("I need a gift idea for Mom", "we want some restaurant recommendations"):
+        assert not might_hold_a_fact(request) and rule_facts(request) == []
     assert not might_hold_a_fact("Tell me a joke")
     assert not might_hold_a_fact("Write a haiku about rain")
     assert might_hold_a_fact("I moved to Oslo. Any tips?")  # a statement, then a question
     assert might_hold_a_fact("Jordan's birthday is March 3.")
+    # Needing something is a fact; needing ideas for it is a request.
+    assert might_hold_a_fact("I need to renew my passport before the Lisbon trip")
+    assert rule_facts("I want a dog called Miso") == ["I want a dog called Miso"]
 
 
 @pytest.mark.parametrize(
