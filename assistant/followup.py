@@ -56,6 +56,14 @@ _SMALL_TALK = frozenset(
     "thanks thank thx ty cool great nice ok okay lol haha awesome perfect bye hi hey hello "
     "good wow yes no yep nope sure".split()
 )
+# What a follow-up asks for, not what it is about: "physio for my shoulder? what time"
+# shares "time" with "part time as a barista", and "every" joins any two routines.
+_ASKED_FOR = frozenset(
+    """time times day days date week weeks month months year years long much many often
+    every right soon next last first""".split()
+)
+
+
 # A longer message that ends on "that" or "it" still points back ("…ask about that?").
 _LONG_POINTER_WORDS = 14
 # Question words alone, typos included: "were?" is a fast "where?".
@@ -243,14 +251,6 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
     own = [w for w in content_words(message) if w.casefold() not in _ASKED_FOR | _ASKS]
     # "and us?", "and mine?": the same question about someone else, not the same fact.
     return Resolved(query, True, back, referent=referent, bare=not own and not tokens & SELF)
-
-
-# What a follow-up asks for, not what it is about: "physio for my shoulder? what time"
-# shares "time" with "part time as a barista", and "every" joins any two routines.
-_ASKED_FOR = frozenset(
-    """time times day days date week weeks month months year years long much many often
-    every right soon next last first""".split()
-)
 
 
 # A follow-up is answered with at most this many of its own search's memories, and the
