@@ -8,9 +8,10 @@ The rules, precisely:
 - **Correct.** A reply is right when the tokens of one gold answer appear in it as a
   contiguous run of tokens. Matching on tokens means "4" is not found inside "14" or "4.5",
   and "Velvet Tramlines" is found across a line break. A clock's am/pm stands apart
-  ("4:15pm" holds "4:15"). A question may instead ask for
-  `last_number`: the reply's last number must equal a gold number (GSM8K: a worked reply
-  repeats the problem's numbers).
+  ("4:15pm" holds "4:15"); a weekday in the plural is that weekday ("Tuesdays" holds
+  "Tuesday"), and an ordinal is its number ("May 12th" holds "May 12"). A question may
+  instead ask for `last_number`: the reply's last number must equal a gold number (GSM8K:
+  a worked reply repeats the problem's numbers).
 - **Damaged** (questions that need no memory). The reply names something specific to a
   stored memory, or talks about the user's memory or notes, or says it knows nothing
   about the user. Specific to a memory means a *memory term* of any stored memory that
@@ -167,9 +168,26 @@ def normalise(text: str) -> str:
     return _plain(text).casefold()
 
 
+# "Tuesdays and Fridays" answers "which days?" with Tuesday; "May 12th" is May 12.
+_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
+
+
+def _same_day(token: str) -> str:
+    if token.endswith("s") and token[:-1] in _WEEKDAYS:
+        return token[:-1]
+    ordinal = _ORDINAL.match(token)
+    return ordinal.group(1) if ordinal else token
+
+
 def tokens(text: str) -> list[str]:
     """The normalised text's tokens: runs of letters and digits, decimals kept whole."""
     return _TOKEN.findall(_CLOCK.sub(" ", normalise(text)))
+
+
+def answer_tokens(text: str) -> list[str]:
+    """The tokens an answer is matched on: a plural weekday is that day, an ordinal its number."""
+    return [_same_day(t) for t in tokens(text)]
 
 
 def _find(haystack: Sequence[str], needle: Sequence[str]) -> bool:
@@ -185,7 +203,7 @@ def _find(haystack: Sequence[str], needle: Sequence[str]) -> bool:
 
 def contains(reply: str, answer: str) -> bool:
     """True when the answer's tokens appear, in order and adjacent, among the reply's."""
-    return _find(tokens(reply), tokens(answer))
+    return _find(answer_tokens(reply), answer_tokens(answer))
 
 
 def last_number(reply: str) -> float | None:
@@ -203,8 +221,8 @@ def is_correct(reply: str, answers: Iterable[str], match: str = "contains") -> b
         return value is not None and any(g is not None and abs(g - value) < 1e-9 for g in golds)
     if match != "contains":
         raise ValueError(f"unknown match rule {match!r}")
-    reply_tokens = tokens(reply)
-    return any(_find(reply_tokens, tokens(a)) for a in answers)
+    reply_tokens = answer_tokens(reply)
+    return any(_find(reply_tokens, answer_tokens(a)) for a in answers)
 
 
 @lru_cache(maxsize=1)

@@ -68,6 +68,13 @@ def terms() -> MemoryTerms:
         ("a data-sharing agreement", "data sharing", True),  # hyphen separates
         ("Velvet", "Velvet Tramlines", False),  # every answer token, adjacent
         ("Tramlines Velvet", "Velvet Tramlines", False),  # in order
+        ("Tuesdays and Fridays.", "Tuesday", True),  # a weekday in the plural
+        ("On Tuesday.", "Tuesdays", True),
+        ("Tuesdays.", "Thursday", False),
+        ("It's on May 12th.", "May 12", True),  # an ordinal is its number
+        ("It's on the 12th of May.", "12 May", False),  # "of" still stands between
+        ("It's on May 12.", "May 12th", True),
+        ("It's on May 21st.", "May 2", False),
     ],
 )
 def test_contains(reply: str, answer: str, expected: bool) -> None:
