@@ -69,6 +69,8 @@ _LONG_POINTER_WORDS = 14
 # Question words alone, typos included: "were?" is a fast "where?".
 _ASKS = frozenset("where were wher when wen whn why how who what wat wot which whose".split())
 _DEFINITE = re.compile(r"\b(?:the|that|those)\s+([A-Za-z][a-z-]{2,})\b", re.IGNORECASE)
+_BACK = re.compile(r"\b(?:back to|going back|returning to)\b", re.IGNORECASE)
+_BACK_WORDS = 20
 _AGAIN = re.compile(r"\b(?:again|earlier|before|back to|the first|that one)\b", re.IGNORECASE)
 
 
@@ -127,7 +129,10 @@ def leans_on_earlier(message: str, earlier: str = "", known: Known = None) -> bo
         return True  # "Who on my team should I ask about that?": it ends on what was said
     if len(tokens) <= 2 and tokens[0] in _ASKS:
         return True  # "Where?", "were?" (a typed "where"), "why though"
-    if len(tokens) <= 10 and _names_what_was_said(message, earlier):
+    # "ok back to the camping trip, which day do we come home?" says it goes back, at any
+    # length up to a sentence.
+    limit = _BACK_WORDS if _BACK.search(message) else 10
+    if len(tokens) <= limit and _names_what_was_said(message, earlier):
         return True
     fragment = len(tokens) <= _FRAGMENT_WORDS and not _VERBS.search(message)
     if fragment and re.search(r"\d", message):

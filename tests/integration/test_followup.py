@@ -152,6 +152,24 @@ def test_going_back_to_the_memory_topic_after_a_general_aside():
     assert resolved.source == "from earlier in this chat"
 
 
+def test_a_long_message_that_goes_back_to_the_memory_topic_continues_it():
+    trip = Said(
+        "when do we get the ferry to maria island",
+        "From Triabunna at 10.30am on the 7th.",
+        query="ferry to maria island",
+        memories=("camping on maria island w liam 7-9 march, ferry from triabunna 10.30am",),
+    )
+    aside = Said("btw what's the boiling point of water in fahrenheit", "212°F.")
+    message = "ok back to the camping trip, which day do we come home?"
+    resolved = resolve(message, [trip, aside])
+    assert resolved.follow_up and resolved.turns_back == 2
+    assert "maria island" in resolved.query
+    # Without "back to", a message of that length is read on its own.
+    assert not resolve(
+        "so about the camping trip, which day do we come home?", [trip, aside]
+    ).follow_up
+
+
 # The turn: the real store, the real SDK against the fake Messages API server.
 
 
