@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from assistant.gates.base import Said
 from assistant.people import (
@@ -321,3 +321,41 @@ def _on_topic(resolved: Resolved, found: tuple[Memory, ...]) -> tuple[Memory, ..
     # The search's own best for the resolved query stays too: "Studied at Onderstepoort,
     # qualified 2011" shares no word with "…and what year did I qualify?", yet tops it.
     return tuple(m for i, (m, hit) in enumerate(zip(found, hits, strict=True)) if hit or i == 0)
+
+
+def _marks(text: str) -> set[str]:
+    """The words and numbers of a text that can show which fact a reply used."""
+    return {w.casefold().removesuffix("'s") for w in content_words(text)} - _ASKED_FOR
+
+
+def reply_used(memories: Sequence[str], reply: str, message: str) -> tuple[str, ...]:
+    """The memories a reply used: those sharing the most of its own words, or none.
+
+    "Ollie Brennan" answered "Who's my dive buddy?" with one memory of the five it was sent;
+    replayed with all five, the next turn's "What's he studying?" got the user's own
+    thesis topic. A word the message itself said shows nothing ("Liam" in "When's Liam's
+    birthday?").
+    """
+    said = _marks(reply) - _marks(message)
+    shared = [len(_marks(text) & said) for text in memories]
+    best = max(shared, default=0)
+    return tuple(text for text, n in zip(memories, shared, strict=True) if best and n == best)
+
+
+class _Answered(Protocol):
+    """A turn as `carried` reads it."""
+
+    message: str
+    reply: str
+    memories: tuple[Memory, ...]
+
+
+def carried(turn: _Answered) -> tuple[Memory, ...]:
+    """The memories of the turn a follow-up continues, the ones its reply used first.
+
+    The fact a conversation is on is the one the last reply used, not the first its search
+    found: "what time is it?" after the reply named the dentist filling means the filling,
+    not the check-up found beside it. The search's order when the reply shows none.
+    """
+    used = set(reply_used([m.text for m in turn.memories], turn.reply, turn.message))
+    return tuple(sorted(turn.memories, key=lambda m: m.text not in used))

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from assistant.capture import CaptureMethod, Capturer, CaptureResult
 from assistant.completion import describe_error
-from assistant.followup import RECENT_TURNS, Resolved, answered_with, resolve
+from assistant.followup import RECENT_TURNS, Resolved, answered_with, carried, reply_used, resolve
 from assistant.gates.base import Gate, GateDecision, Said
 from assistant.gates.forced import Forced
 from assistant.gates.registry import decide
@@ -160,14 +160,15 @@ class Turn:
         )
 
     def history_item(self) -> HistoryItem:
-        """This turn as the next turn's model history."""
-        return HistoryItem(
-            user=self.message,
-            assistant=self.reply,
-            memories=tuple(m.text for m in self.memories),
-            lookup=self.lookup,
-            meant=self.meant,
-        )
+        """This turn as the next turn's model history, with only the memories its reply used.
+
+        Replayed, the others were what the 1.5B model answered the next turn with. A failed
+        search keeps its note: it says why the reply could not check.
+        """
+        searched = self.lookup is Lookup.SEARCHED
+        used = reply_used([m.text for m in self.memories], self.reply, self.message)
+        lookup = Lookup.SKIPPED if searched and not used else self.lookup
+        return HistoryItem(self.message, self.reply, used, lookup, self.meant if used else "")
 
 
 _log = logging.getLogger(__name__)
@@ -299,7 +300,7 @@ class Pipeline:
                 memories, also_searched = self._search(decision.query or message, resolved.person)
             except Exception as exc:  # noqa: BLE001 - a broken store must not end the chat
                 error = f"memory search failed: {type(exc).__name__}: {exc}"
-            earlier = continued.memories if continued is not None else ()
+            earlier = () if continued is None else carried(continued)
             memories = answered_with(resolved, earlier, memories)
         if self.screen_memories:
             memories, withheld = screen(memories)

@@ -59,12 +59,13 @@ class Lookup(Label):
 
 @dataclass(frozen=True)
 class HistoryItem:
-    """One earlier exchange, as the model saw it: the notes it was given come back too."""
+    """One earlier exchange: the user's words, the reply, and the facts that reply used."""
 
     user: str
     assistant: str
-    # The memory texts sent with that message and what the lookup did: replaying the exact
-    # same prompt lets a local server reuse its prompt cache for the whole history.
+    # The memories the reply used (`Turn.history_item`), not every one it was sent: the
+    # others, replayed, were what the 1.5B model answered the next turn with. The prompt
+    # cache then holds up to that exchange, not through it (docs/followups.md).
     memories: tuple[str, ...] = ()
     lookup: Lookup = Lookup.SKIPPED
     meant: str = ""  # what a follow-up meant, as its facts were introduced

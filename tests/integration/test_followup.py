@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from assistant.fake_api import Reply
-from assistant.followup import answered_with, leans_on_earlier, resolve
-from assistant.gates.base import Method, Said
+from assistant.followup import answered_with, carried, leans_on_earlier, resolve
+from assistant.gates.base import GateDecision, Method, Said
 from assistant.gates.llm import LlmGate
 from assistant.gates.rules import always_gate
 from assistant.offline import OfflineResponder
@@ -629,3 +629,54 @@ def test_a_bare_follow_up_on_the_same_fact_is_answered_with_that_fact_alone():
     rival = "what's the competitor charging per sensor"
     before = Said(rival, "$49.", query=rival, memories=(rivals.text,))
     assert price in answered_with(resolve("and us?", [before]), (rivals,), (rivals, price))
+
+
+def test_a_follow_up_carries_the_fact_the_last_reply_used_not_the_first_found():
+    checkup, filling = (
+        Memory(str(i), text, 0.5, "", "test")
+        for i, text in enumerate(
+            [
+                "Dentist check-up on 4 June at 2:15pm, Salamanca Dental.",
+                "dentist filling 23 july 10am, salamanca dental",
+            ]
+        )
+    )
+    asked = "when's my dentist filling?"
+    named_it = Turn(
+        asked,
+        GateDecision(True, asked, "plans", Method.LOCAL),
+        (checkup, filling),
+        reply="On 23 July.",
+    )
+    assert carried(named_it) == (filling, checkup)
+    earlier = Said(asked, named_it.reply, query=asked, memories=(checkup.text, filling.text))
+    resolved = resolve("what time is it?", [earlier])
+    # Its search put the check-up first; the conversation is on the filling.
+    assert answered_with(resolved, carried(named_it), (checkup, filling))[-1] == filling
+    # A reply that shows no fact of its own ("Yes.") leaves the search's order.
+    said_yes = Turn(
+        asked,
+        GateDecision(True, asked, "plans", Method.LOCAL),
+        (checkup, filling),
+        reply="Yes, it is.",
+    )
+    assert carried(said_yes) == (checkup, filling)
+
+
+def test_the_history_replays_only_the_fact_a_reply_used():
+    alex, birthday = "Dinner with Alex on Thursday at 7:30pm at Nopa.", "Alex's birthday is May 2."
+    found = tuple(Memory(str(i), t, 0.5, "", "test") for i, t in enumerate([birthday, alex]))
+    turn = Turn(
+        "When am I meeting Alex?",
+        GateDecision(True, "Alex", "plans", Method.LOCAL),
+        found,
+        reply="Thursday.",
+    )
+    item = turn.history_item()
+    assert item.memories == (alex,)  # "Alex" is the question's own word: it shows nothing
+    assert (
+        Turn("Hi", GateDecision(False, "", "small talk", Method.LOCAL), reply="Hello!")
+        .history_item()
+        .memories
+        == ()
+    )

@@ -182,30 +182,37 @@ def test_memories_are_quoted_data_beside_the_message_only_on_retrieve(
     assert "jazz" not in body["system"]
 
 
-def test_history_replays_the_notes_each_message_was_sent_with(fake_api, sdk_client, store, log):
-    # A local server reuses its prompt cache only for an identical prefix: each request must
-    # start with exactly the messages of the one before, notes included, and the same system.
-    store.add(ALEX, source="typed")
+def test_history_replays_the_facts_each_reply_used_and_nothing_else(
+    fake_api, sdk_client, store, log
+):
+    # Replayed with every memory it was sent, an earlier turn handed the 1.5B model the
+    # facts it then answered the next question with: only what a reply used comes back.
+    store.add("Alex's birthday is on May 2, and he loves jazz.", source="seeded")
     pipeline = model_pipeline(sdk_client, store, log)
     history = []
-    for gate, message in [
-        (RETRIEVE, "When am I meeting Alex?"),
-        (SKIP, "what's 2+2?"),
-        (RETRIEVE, "and where?"),
-        (SKIP, "thanks!"),
+    for gate, message, reply in [
+        (RETRIEVE, "When am I meeting Alex?", "Thursday at 7:30pm, at Nopa."),
+        (SKIP, "what's 2+2?", "4."),
+        (RETRIEVE, "and where does my sister live?", "I don't know that yet."),
+        (SKIP, "thanks!", "You're welcome."),
     ]:
-        fake_api.queue(Reply(text=gate), Reply(text=f"reply to {message}"))
+        fake_api.queue(Reply(text=gate), Reply(text=reply))
         history.append(pipeline.respond(message, history))
+    assert len(history[0].memories) > 1  # the search found more than the reply used
     chats = [r.body for r in fake_api.requests if "retrieval gate" not in r.prompt_text]
     assert len(chats) == 4
     for before, after in itertools.pairwise(chats):
+        # Once written, an exchange never changes: a local model's prompt cache holds up to
+        # the newest exchange.
         assert after["system"] == before["system"]
-        sent = before["messages"]
-        assert after["messages"][: len(sent)] == sent
-        assert after["messages"][len(sent)]["content"] == f"reply to {_texts(sent[-1])[-1]}"
-    first_notes = _texts(chats[-1]["messages"][0])[0]
-    assert json.dumps(ALEX) in first_notes  # turn 1's memory, as it was given
-    assert _texts(chats[-1]["messages"][2]) == ["what's 2+2?"]  # skipped: no note
+        assert after["messages"][: len(before["messages"]) - 1] == before["messages"][:-1]
+    messages = chats[-1]["messages"]
+    first_notes = _texts(messages[0])[0]
+    assert json.dumps(ALEX) in first_notes  # the fact turn 1's reply used, as it was given
+    assert "birthday" not in first_notes  # found beside it, and not what it said
+    assert _texts(messages[0])[-1] == "When am I meeting Alex?"
+    assert _texts(messages[2]) == ["what's 2+2?"]  # skipped: no note
+    assert _texts(messages[4]) == ["and where does my sister live?"]  # its reply used none
 
 
 def test_timings_and_usage_are_filled_in(fake_api, sdk_client, store, log):
