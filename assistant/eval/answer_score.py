@@ -168,16 +168,9 @@ def normalise(text: str) -> str:
     return _plain(text).casefold()
 
 
-# "Tuesdays and Fridays" answers "which days?" with Tuesday; "May 12th" is May 12.
-_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
-_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
-
-
-def _same_day(token: str) -> str:
-    if token.endswith("s") and token[:-1] in _WEEKDAYS:
-        return token[:-1]
-    ordinal = _ORDINAL.match(token)
-    return ordinal.group(1) if ordinal else token
+_SAME = re.compile(
+    r"\b(?:((?:mon|tues|wednes|thurs|fri|satur|sun)day)s|(\d+)(?:st|nd|rd|th))\b", re.I
+)
 
 
 def tokens(text: str) -> list[str]:
@@ -186,8 +179,8 @@ def tokens(text: str) -> list[str]:
 
 
 def answer_tokens(text: str) -> list[str]:
-    """The tokens an answer is matched on: a plural weekday is that day, an ordinal its number."""
-    return [_same_day(t) for t in tokens(text)]
+    """The tokens an answer is matched on: "Tuesdays" holds Tuesday, "May 12th" May 12."""
+    return tokens(_SAME.sub(lambda m: m.group(1) or m.group(2), text))
 
 
 def _find(haystack: Sequence[str], needle: Sequence[str]) -> bool:

@@ -147,9 +147,10 @@ def test_each_twin_follows_its_own_conversation(
     # Each twin's history holds its own earlier reply, never the other twin's...
     assert _earlier_replies(calls["gated"]) == [first.gated.reply]
     assert _earlier_replies(calls["always"]) == [first.always.reply]
-    # ...and its own earlier retrieval: only the always twin was sent Alex's dinner before.
-    assert "7:30pm" in prompt_of({"messages": calls["always"]["messages"][:1]})
-    assert "7:30pm" not in prompt_of({"messages": calls["gated"]["messages"][:1]})
+    # ...and its own earlier retrieval: only the always twin was sent Alex's dinner before,
+    # and only its follow-up carries it.
+    assert "7:30pm" in prompt_of(calls["always"])
+    assert "7:30pm" not in prompt_of(calls["gated"])
 
 
 def test_compare_switched_on_mid_conversation_continues_the_gated_one(
