@@ -46,6 +46,18 @@ def stem(word: str) -> str:
     return word
 
 
+# Chat shorthand, as people type their notes ("liams bday is 9 august"): the word it stands
+# for, so "When's Liam's birthday?" finds it by keyword.
+SHORTHAND = {
+    "bday": "birthday", "bdays": "birthday", "appt": "appointment", "appts": "appointment",
+    "mtg": "meeting", "mtgs": "meeting", "tmrw": "tomorrow", "tmr": "tomorrow",
+    "yr": "year", "yrs": "year", "wk": "week", "wks": "week", "hrs": "hour",
+    "mins": "minute", "tues": "tuesday", "weds": "wednesday", "thurs": "thursday",
+    "bro": "brother", "sis": "sister", "gf": "girlfriend", "bf": "boyfriend",
+    "uni": "university", "dept": "department",
+}  # fmt: skip
+
+
 def tokenize(text: str) -> list[str]:
-    """Lower-case word tokens without stopwords, stemmed."""
-    return [stem(t) for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS]
+    """Lower-case word tokens without stopwords, shorthand spelt out, stemmed."""
+    return [stem(SHORTHAND.get(t, t)) for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS]

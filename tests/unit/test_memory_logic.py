@@ -212,6 +212,19 @@ def test_a_past_tense_in_ied_shares_its_word_with_the_present(query: str, memory
     assert set(tokenize(query)) & set(tokenize(memory)) - {"kid"}
 
 
+@pytest.mark.parametrize(
+    ("query", "memory"),
+    [
+        ("When's Liam's birthday?", "liams bday is 9 august, he wants a new wetsuit"),
+        ("what time was dad's appointment?", "dad cardiology appt apr 15, 10am"),
+        ("When is the team meeting?", "team mtg every tues 9am"),
+    ],
+)
+def test_chat_shorthand_shares_its_word_with_the_word_spelt_out(query: str, memory: str):
+    # "bday" and "appt" are how notes are typed; the keyword half matched neither.
+    assert set(tokenize(query)) & set(tokenize(memory)) - {"liam", "dad", "team"}
+
+
 def test_bm25_index_add_remove_and_compaction():
     index = BM25Index()
     index.add_many((f"d{i}", f"common words plus token{i}") for i in range(300))
