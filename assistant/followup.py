@@ -292,11 +292,14 @@ def answered_with(
         return found
     if resolved.referent and not resolved.person:
         found = _on_topic(resolved, found)
-    if resolved.bare and found[:1] and found[0].id in {m.id for m in earlier[:1]}:
-        # "which day?" after "my mum calls every week right": the search's best is the fact
-        # that turn was answered with, and the conversation is still on it. A second fact
-        # beside it (the supervisor's Friday check-in) is what the 1.5B model answered with.
-        return found[:1]
+    if resolved.bare and earlier[:1]:
+        # "which day?" after "my mum calls every week right": the conversation is still on
+        # the fact that turn was answered with. A second fact beside it (the supervisor's
+        # Friday check-in) is what the 1.5B model answered with, so that fact goes nearest
+        # the question, and alone when the search's best is that fact too.
+        if found[:1] and found[0].id == earlier[0].id:
+            return found[:1]
+        return tuple({m.id: m for m in (*earlier[:1], *found[:1])}.values())
     kept: dict[str, Memory] = {m.id: m for m in (*found[:FOLLOW_UP_FOUND], *earlier[:1])}
     return tuple(kept.values())
 
@@ -350,12 +353,16 @@ class _Answered(Protocol):
     memories: tuple[Memory, ...]
 
 
-def carried(turn: _Answered) -> tuple[Memory, ...]:
+def carried(turn: _Answered, before: Sequence[str] = ()) -> tuple[Memory, ...]:
     """The memories of the turn a follow-up continues, the ones its reply used first.
 
     The fact a conversation is on is the one the last reply used, not the first its search
     found: "what time is it?" after the reply named the dentist filling means the filling,
-    not the check-up found beside it. The search's order when the reply shows none.
+    not the check-up found beside it. When that reply shows none ("Yes, that is at
+    Salamanca Dental."), the replies `before` it do; else the search's order stands.
     """
-    used = set(reply_used([m.text for m in turn.memories], turn.reply, turn.message))
+    texts = [m.text for m in turn.memories]
+    used = set(reply_used(texts, turn.reply, turn.message))
+    if not used and before:
+        used = set(reply_used(texts, " ".join(before), turn.message))
     return tuple(sorted(turn.memories, key=lambda m: m.text not in used))

@@ -177,7 +177,9 @@ def mentions_person(text: str, person: str) -> bool:
     key = _bare(person).split("'s ")[0]
     # "Arlo Parks": either of the names; "Dr Anwar Qureshi": not "Dr", which the GP has too.
     names = _KIN.get(key) or set(key.split()) - TITLES
-    return any(w.casefold().removesuffix("'s") in names for w in words(text))
+    # "liams bday": notes drop the apostrophe of a possessive.
+    said = (w.casefold().removesuffix("'s") for w in words(text))
+    return any(w in names or w.removesuffix("s") in names for w in said)
 
 
 def _by_role(person: str) -> bool:

@@ -300,7 +300,8 @@ class Pipeline:
                 memories, also_searched = self._search(decision.query or message, resolved.person)
             except Exception as exc:  # noqa: BLE001 - a broken store must not end the chat
                 error = f"memory search failed: {type(exc).__name__}: {exc}"
-            earlier = () if continued is None else carried(continued)
+            before = [t.reply for t in recent[: len(recent) - resolved.turns_back]]
+            earlier = () if continued is None else carried(continued, before)
             memories = answered_with(resolved, earlier, memories)
         if self.screen_memories:
             memories, withheld = screen(memories)
