@@ -54,7 +54,8 @@ SHORTHAND = {
     "yr": "year", "yrs": "year", "wk": "week", "wks": "week", "hrs": "hour",
     "mins": "minute", "tues": "tuesday", "weds": "wednesday", "thurs": "thursday",
     "bro": "brother", "sis": "sister", "gf": "girlfriend", "bf": "boyfriend",
-    "uni": "university", "dept": "department",
+    "uni": "university", "dept": "department", "veg": "vegetables", "veggies": "vegetables",
+    "hubby": "husband", "mgr": "manager", "msg": "message",
 }  # fmt: skip
 
 

@@ -218,6 +218,7 @@ def test_a_past_tense_in_ied_shares_its_word_with_the_present(query: str, memory
         ("When's Liam's birthday?", "liams bday is 9 august, he wants a new wetsuit"),
         ("what time was dad's appointment?", "dad cardiology appt apr 15, 10am"),
         ("When is the team meeting?", "team mtg every tues 9am"),
+        ("Who supplies our vegetables?", "veg comes from Ferme Bellerive, Thursday drop-off"),
     ],
 )
 def test_chat_shorthand_shares_its_word_with_the_word_spelt_out(query: str, memory: str):
