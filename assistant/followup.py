@@ -201,13 +201,25 @@ def _substitute(message: str, person: str) -> str:
     )
 
 
+def _all_said(said: Said) -> str:
+    return " ".join((said.user, said.query, said.assistant, *said.memories))
+
+
 def _continued(message: str, recent: Sequence[Said]) -> int:
     """How many exchanges back the message continues: the last, unless it goes back."""
-    if len(recent) >= 2 and not recent[-1].query and _AGAIN.search(message):
-        # "What time was that again?" after a general aside returns to the memory topic.
-        for back in range(2, len(recent) + 1):
-            if recent[-back].query:
-                return back
+    if len(recent) < 2 or recent[-1].query:
+        return 1
+    # "What time was that again?" after a general aside returns to the memory topic, and so
+    # does "ok and what time was the appt?" after "what is afib exactly": "the appt" is
+    # what the memory turn spoke of, not the aside.
+    aside = _names_what_was_said(message, _all_said(recent[-1]))
+    for back in range(2, len(recent) + 1):
+        if recent[-back].query and (
+            _AGAIN.search(message)
+            or not aside
+            and _names_what_was_said(message, _all_said(recent[-back]))
+        ):
+            return back
     return 1
 
 
@@ -218,7 +230,7 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
         return Resolved(query=message, person=one_person(message))
     back = _continued(message, recent)
     earlier = recent[-back]
-    said = " ".join((earlier.user, earlier.query, earlier.assistant, *earlier.memories))
+    said = _all_said(earlier)
     if not leans_on_earlier(message, said, known):
         return Resolved(query=message, person=one_person(message))
     about = earlier.query or earlier.user

@@ -152,6 +152,20 @@ def test_going_back_to_the_memory_topic_after_a_general_aside():
     assert resolved.source == "from earlier in this chat"
 
 
+def test_the_thing_a_memory_turn_spoke_of_is_that_thing_after_a_general_aside():
+    appt = Said(
+        "When's dad's cardiology appt",
+        "Dad's cardiology appointment is April 15 at 10 in the morning.",
+        query="When's dad's cardiology appt",
+        memories=("Dad's cardiology appointment is April 15 at 10 in the morning.",),
+    )
+    aside = Said("what is afib exactly", "Atrial fibrillation is an irregular heart rhythm.")
+    resolved = resolve("ok and what time was the appt?", [appt, aside])
+    assert resolved.turns_back == 2 and "cardiology" in resolved.query
+    # What the aside itself spoke of stays with the aside.
+    assert resolve("and what causes the rhythm?", [appt, aside]).turns_back == 1
+
+
 def test_a_long_message_that_goes_back_to_the_memory_topic_continues_it():
     trip = Said(
         "when do we get the ferry to maria island",
