@@ -22,6 +22,11 @@ SKIP = '{"retrieve": false, "query": "", "reason": "general"}'
 ALEX_TURN = Said("When am I meeting Alex?", "Thursday.", query="dinner with Alex")
 
 
+def _memories(*texts: str) -> tuple[Memory, ...]:
+    """Memories as a search returns them, ids in order."""
+    return tuple(Memory(str(i), text, 0.5, "", "test") for i, text in enumerate(texts))
+
+
 @pytest.mark.parametrize(
     ("earlier", "message", "query"),
     [
@@ -564,15 +569,10 @@ def test_a_reply_cut_at_the_length_limit_is_still_what_the_follow_up_continues(
 
 
 def test_the_searchs_best_for_a_follow_up_stays_though_it_shares_no_word_with_it():
-    studied, boss, job = (
-        Memory(str(i), text, 0.5, "", "test")
-        for i, text in enumerate(
-            [
-                "Studied at Onderstepoort, qualified 2011.",
-                "Dr Farah Adams owns the practice and has been a vet for 31 years.",
-                "I'm a small-animal vet at Kloofnek Animal Clinic.",
-            ]
-        )
+    studied, boss, job = _memories(
+        "Studied at Onderstepoort, qualified 2011.",
+        "Dr Farah Adams owns the practice and has been a vet for 31 years.",
+        "I'm a small-animal vet at Kloofnek Animal Clinic.",
     )
     earlier = Said("where did I study vet science?", "At Onderstepoort.",
                    query="where did I study vet science?", memories=(job.text,))  # fmt: skip
@@ -606,14 +606,9 @@ def test_someone_asked_about_by_role_is_also_searched_by_their_name(tmp_path):
 
 
 def test_what_a_follow_up_asks_for_is_no_topic_a_distractor_can_share():
-    physio, barista = (
-        Memory(str(i), text, 0.5, "", "test")
-        for i, text in enumerate(
-            [
-                "physio for my shoulder (dive strain) thursdays 5pm w/ Kate at Hobart Physio",
-                "I work part time as a barista at Jackman & McRoss, Sundays 7am to 1pm.",
-            ]
-        )
+    physio, barista = _memories(
+        "physio for my shoulder (dive strain) thursdays 5pm w/ Kate at Hobart Physio",
+        "I work part time as a barista at Jackman & McRoss, Sundays 7am to 1pm.",
     )
     asked = "physio for my shoulder is with who again?"
     earlier = Said(asked, "Kate at Hobart Physio.", query=asked, memories=(physio.text,))
@@ -623,16 +618,11 @@ def test_what_a_follow_up_asks_for_is_no_topic_a_distractor_can_share():
 
 
 def test_a_bare_follow_up_on_the_same_fact_is_answered_with_that_fact_alone():
-    mum, supervisor, rivals, price = (
-        Memory(str(i), text, 0.5, "", "test")
-        for i, text in enumerate(
-            [
-                "my mum amina calls every sunday 8pm hobart time",
-                "supervisor wants a check-in every friday 2pm in her office",
-                "main competitor is Terrasense, they charge $49 per sensor",
-                "our target price is $39 per sensor",
-            ]
-        )
+    mum, supervisor, rivals, price = _memories(
+        "my mum amina calls every sunday 8pm hobart time",
+        "supervisor wants a check-in every friday 2pm in her office",
+        "main competitor is Terrasense, they charge $49 per sensor",
+        "our target price is $39 per sensor",
     )
     asked = "my mum calls every week right"
     earlier = Said(asked, "Yes, every Sunday.", query=asked, memories=(mum.text,))
@@ -646,14 +636,9 @@ def test_a_bare_follow_up_on_the_same_fact_is_answered_with_that_fact_alone():
 
 
 def test_a_follow_up_carries_the_fact_the_last_reply_used_not_the_first_found():
-    checkup, filling = (
-        Memory(str(i), text, 0.5, "", "test")
-        for i, text in enumerate(
-            [
-                "Dentist check-up on 4 June at 2:15pm, Salamanca Dental.",
-                "dentist filling 23 july 10am, salamanca dental",
-            ]
-        )
+    checkup, filling = _memories(
+        "Dentist check-up on 4 June at 2:15pm, Salamanca Dental.",
+        "dentist filling 23 july 10am, salamanca dental",
     )
     asked = "when's my dentist filling?"
     named_it = Turn(
