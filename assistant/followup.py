@@ -207,7 +207,15 @@ def _all_said(said: Said) -> str:
 
 def _continued(message: str, recent: Sequence[Said]) -> int:
     """How many exchanges back the message continues: the last, unless it goes back."""
-    if len(recent) < 2 or recent[-1].query:
+    if len(recent) < 2:
+        return 1
+    if _BACK.search(message):
+        # "ok back to his birthday" leaves the last exchange, even an aside that was
+        # searched ("a good first truck" found the user's truck, whose "Transmission's
+        # starting to slip" became "his"): the newest earlier turn that searched.
+        searched = (b for b in range(2, len(recent) + 1) if recent[-b].query)
+        return next(searched, 2)
+    if recent[-1].query:
         return 1
     # "What time was that again?" after a general aside returns to the memory topic, and so
     # does "ok and what time was the appt?" after "what is afib exactly": "the appt" is

@@ -189,6 +189,22 @@ def test_a_long_message_that_goes_back_to_the_memory_topic_continues_it():
     ).follow_up
 
 
+def test_going_back_to_a_topic_skips_an_aside_that_was_searched():
+    birthday = Said(
+        "When's Tyler's birthday?",
+        "Tyler's birthday is August 9.",
+        query="When's Tyler's birthday?",
+        memories=("Tyler turns 16 on August 9 and wants a truck.",),
+    )
+    # The aside found the user's truck, and its reply names a capitalised "Transmission's".
+    truck = "My truck is a 2011 Ford F-250. Transmission's starting to slip."
+    asked = "whats a good first truck for a teenager"
+    aside = Said(asked, truck, query="first truck", memories=(truck,))
+    resolved = resolve("ok back to his birthday, what date was it again?", [birthday, aside])
+    assert resolved.turns_back == 2 and "Tyler" in resolved.query
+    assert "Transmission" not in resolved.query
+
+
 # The turn: the real store, the real SDK against the fake Messages API server.
 
 
