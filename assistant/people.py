@@ -187,9 +187,30 @@ def _by_role(person: str) -> bool:
     return _bare(person) in ROLES | _KIN.keys()
 
 
-def _names_given(text: str) -> list[str]:
-    """The names a text gives, past the word that opens a sentence ("our son Idris" -> Idris)."""
-    return [w for w in new_names(text, "") if w.casefold() not in FUNCTION_WORDS | TITLES]
+# "camille (our daughter) is 9", "kyle, our neighbour, feeds…": a terse note's name, in
+# lower case, with the role it has beside it.
+_NAMED_ROLE = re.compile(
+    r"\b([^\W\d_][\w'’-]+)(?:\s*\(\s*|,\s+)(?:my|our|the)\s+([^\W\d_]+)\s*[),]"
+)
+
+
+def _names_given(text: str, role: str = "") -> list[str]:
+    """The names a text gives, past the word that opens a sentence ("our son Idris" -> Idris).
+
+    A name given with its role comes first ("camille (our daughter)"), only for `role` if set.
+    """
+    named = [
+        name.removesuffix("'s")
+        for name, said in _NAMED_ROLE.findall(text)
+        if said.casefold() in ROLES
+        and (not role or said.casefold() == role)
+        and name.casefold() not in FUNCTION_WORDS | ROLES
+    ]
+    return named + [w for w in new_names(text, "") if w.casefold() not in FUNCTION_WORDS | TITLES]
+
+
+def _plural(names: set[str]) -> set[str]:
+    return {f"{name}s" for name in names}
 
 
 def about_person(texts: Sequence[str], person: str) -> list[bool]:
@@ -208,8 +229,9 @@ def about_person(texts: Sequence[str], person: str) -> list[bool]:
     aliases = {
         w.casefold() for t, hit in zip(texts, direct, strict=True) if hit for w in _names_given(t)
     }
+    # "camilles bday": notes drop the apostrophe of a possessive.
     return [
-        hit or any(w.casefold().removesuffix("'s") in aliases for w in words(t))
+        hit or any(w.casefold().removesuffix("'s") in aliases | _plural(aliases) for w in words(t))
         for t, hit in zip(texts, direct, strict=True)
     ]
 
@@ -239,7 +261,7 @@ def by_their_name(query: str, person: str, memories: Sequence[str]) -> str:
     for text in memories:
         if not mentions_person(text, person):
             continue
-        names = [w for w in _names_given(text) if w.casefold() not in ROLES | CALENDAR]
+        names = [w for w in _names_given(text, role) if w.casefold() not in ROLES | CALENDAR]
         if names:
             pattern = rf"\b(?:(?:my|our)\s+)?{re.escape(role)}\b"
             asked = re.sub(pattern, names[0], query, count=1, flags=re.IGNORECASE)

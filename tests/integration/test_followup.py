@@ -460,6 +460,18 @@ def test_a_person_is_known_by_the_name_a_memory_gives_them():
     # A title is not a name: "Dr" does not make the GP the MSc supervisor.
     doctors = ["My MSc supervisor is Dr. Anwar Qureshi.", "My GP is Dr. Imogen Fairweather."]
     assert about_person(doctors, "Dr Anwar Qureshi") == [True, False]
+    # A terse note names her in lower case, beside her role; another note drops the "'s".
+    notes = [
+        "camille (our daughter) is 9, in CM1 at école Michel Servet",
+        "camilles bday is june 2nd",
+        "Julien's birthday is 5 May",
+    ]
+    assert about_person(notes, "my daughter") == [True, True, False]
+    asked = by_their_name("when's my daughter's birthday?", "my daughter", notes)
+    assert asked == "when's camille's birthday?"
+    # Words before a bracket or a comma are not names unless a role follows alone.
+    told = ["I went home (my mum was ill)", "Sold the car, my dad said it was fine"]
+    assert about_person([*told, "the car is blue"], "my dad") == [False, True, False]
     # A message about one person is narrowed to them; one about two, or none, is not.
     assert resolve("I need a gift idea for Mom", []).person == "mom"
     assert resolve("Is Alex coming to Jordan's party?", []).person == ""
