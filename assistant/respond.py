@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -153,13 +154,25 @@ def memory_block(memories: Sequence[str], lookup: Lookup = Lookup.SEARCHED, mean
     return preamble(meant) + "\n<told>\n" + "\n".join(lines) + "\n</told>"
 
 
-def system_prompt(today: str) -> str:
-    """The system prompt: the same on every turn of a day, so a prompt cache can reuse it."""
-    return f"{SYSTEM_PROMPT}\nToday is {today}."
+# Today's date goes only with a message that counts from today. In the system prompt, the
+# 1.5B model answered "which day do we come home?" and "when did I submit his permit?"
+# with it ("Thursday 03 December 2026"), though the memory it was sent had the date.
+_FROM_TODAY = re.compile(
+    r"\b(?:today|today['’]?s|tonight|tomorrow|tmrw|yesterday|currently|right now"
+    r"|(?:this|next|last) (?:week|weekend|month|year|morning|afternoon|evening)"
+    r"|until|till|ago|how soon|(?:days|weeks|months) (?:left|away)|date today"
+    r"|what['’]?s the date|what is the date|what day is it)\b|\bnow\W*$",
+    re.IGNORECASE,
+)
+
+
+def counts_from_today(message: str) -> bool:
+    """True for a message whose answer depends on today's date ("how many days until…")."""
+    return bool(_FROM_TODAY.search(message))
 
 
 def user_content(
-    message: str, memories: Sequence[str], lookup: Lookup, meant: str = ""
+    message: str, memories: Sequence[str], lookup: Lookup, meant: str = "", today: str = ""
 ) -> list[dict[str, str]]:
     """One user message: the memory system's notes first, if any, then the user's words.
 
@@ -167,12 +180,14 @@ def user_content(
     every retrieving turn makes a local model re-read the whole conversation each time;
     this way only the newest message is new. A message that was not searched carries no
     note at all (the system prompt says what that means): small models tend to answer a
-    note instead of the user.
+    note instead of the user. Today's date comes just before the words that count from it.
     """
-    words = {"type": "text", "text": message}
+    words = [{"type": "text", "text": message}]
+    if today and counts_from_today(message):
+        words.insert(0, {"type": "text", "text": f"(Today is {today}.)"})
     if lookup is Lookup.SKIPPED:
-        return [words]
-    return [{"type": "text", "text": memory_block(memories, lookup, meant)}, words]
+        return words
+    return [{"type": "text", "text": memory_block(memories, lookup, meant)}, *words]
 
 
 HISTORY_TURNS = 8
@@ -191,7 +206,10 @@ def history_window(count: int, max_turns: int = HISTORY_TURNS, step: int = HISTO
 
 
 def history_messages(
-    history: Sequence[HistoryItem], max_turns: int = HISTORY_TURNS, max_chars: int = 16_000
+    history: Sequence[HistoryItem],
+    max_turns: int = HISTORY_TURNS,
+    max_chars: int = 16_000,
+    today: str = "",
 ) -> list[dict[str, Any]]:
     """Earlier exchanges as alternating messages, newest kept first within the bounds."""
     kept: list[HistoryItem] = []
@@ -207,7 +225,9 @@ def history_messages(
     for item in reversed(kept):
         # An exchange whose reply failed would leave two user messages in a row.
         if item.assistant.strip():
-            content = user_content(item.user[:max_chars], item.memories, item.lookup, item.meant)
+            content = user_content(
+                item.user[:max_chars], item.memories, item.lookup, item.meant, today
+            )
             messages.append({"role": "user", "content": content})
             messages.append({"role": "assistant", "content": item.assistant[:max_chars]})
     return messages
@@ -260,16 +280,17 @@ class ModelResponder:
     ) -> ReplyResult:
         """Stream a reply; errors come back in the result, never as an exception."""
         started = self._clock()
+        today = self._today()
         messages = [
-            *history_messages(history),
+            *history_messages(history, today=today),
             {
                 "role": "user",
-                "content": user_content(message, [m.text for m in memories], lookup, meant),
+                "content": user_content(message, [m.text for m in memories], lookup, meant, today),
             },
         ]
         result = ReplyResult(text="", source=self.source)
         try:
-            done = self._api.stream(messages, system=system_prompt(self._today()), on_text=on_text)
+            done = self._api.stream(messages, system=SYSTEM_PROMPT, on_text=on_text)
         except ModelCallError as err:  # shown to the user; the chat goes on
             result.text, result.first_token_ms = err.partial, err.first_token_ms
             cut = "the reply was cut off: " if err.partial else ""

@@ -20,6 +20,7 @@ from assistant.respond import (
     NOTHING_FOUND_NOTE,
     SEARCH_FAILED_NOTE,
     ModelResponder,
+    counts_from_today,
 )
 from memory.store import MemoryStore
 
@@ -141,6 +142,40 @@ def test_no_search_and_no_memories_when_the_gate_says_skip(fake_api, sdk_client,
     assert "Nopa" not in fake_api.requests[1].prompt_text
     assert "<told>" not in _texts(body["messages"][-1])[0]
     assert turn.usage.memory_tokens == 0
+
+
+@pytest.mark.parametrize(
+    ("message", "counts"),
+    [
+        ("how many days until my trip?", True),
+        ("is the dentist this week?", True),
+        ("what's the date today", True),
+        ("how old is she now?", True),
+        ("which day do we come home?", False),
+        ("ok back to his birthday, what date was it again?", False),
+        ("what time is it?", False),  # after the dentist: the appointment's time
+        ("Now make one about my dog", False),
+    ],
+)
+def test_which_messages_count_from_today(message, counts):
+    assert counts_from_today(message) is counts
+
+
+def test_todays_date_comes_only_with_a_message_that_counts_from_today(
+    fake_api, sdk_client, store, log
+):
+    # In the system prompt, the 1.5B model answered "which day do we come home?" with it.
+    pipeline = model_pipeline(sdk_client, store, log)
+    history = []
+    for message in ["when am I meeting Alex?", "how many days until then?"]:
+        fake_api.queue(Reply(text=RETRIEVE), Reply(text="Thursday."))
+        history.append(pipeline.respond(message, history))
+    first, second = (r.body for r in fake_api.requests if "retrieval gate" not in r.prompt_text)
+    assert "2026" not in first["system"] + json.dumps(first["messages"])
+    assert _texts(second["messages"][-1])[-2:] == [
+        "(Today is Monday 30 November 2026.)",
+        "how many days until then?",
+    ]
 
 
 def test_a_search_that_finds_nothing_says_so_beside_the_message(fake_api, sdk_client, store, log):
