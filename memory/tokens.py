@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 # Function words carry no topic; dropping them keeps postings short and scores sharp.
@@ -59,6 +60,16 @@ SHORTHAND = {
 }  # fmt: skip
 
 
+def _unaccented(text: str) -> str:
+    """Lower case without accents: "Montréal" is "montreal", as a note types it.
+
+    Else an accented letter split the word ("montr", "al"), and "montreal" never met it.
+    """
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
 def tokenize(text: str) -> list[str]:
-    """Lower-case word tokens without stopwords, shorthand spelt out, stemmed."""
-    return [stem(SHORTHAND.get(t, t)) for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS]
+    """Lower-case word tokens without stopwords or accents, shorthand spelt out, stemmed."""
+    words = _TOKEN.findall(_unaccented(text))
+    return [stem(SHORTHAND.get(t, t)) for t in words if t not in STOPWORDS]

@@ -226,6 +226,17 @@ def test_chat_shorthand_shares_its_word_with_the_word_spelt_out(query: str, memo
     assert set(tokenize(query)) & set(tokenize(memory)) - {"liam", "dad", "team"}
 
 
+def test_an_accented_word_is_one_word_and_meets_its_unaccented_spelling():
+    # "Montréal" was "montr" and "al": the note "in montreal we stay with my brother" and
+    # "Who are we staying with in Montréal?" shared no word but "stay".
+    assert tokenize("Montréal, Oisín, école") == ["montreal", "oisin", "ecole"]
+    index = BM25Index()
+    index.add_many(
+        [("brother", "in montreal we stay with my brother in verdun"), ("trip", "summer trip")]
+    )
+    assert index.search("Who are we staying with in Montréal?", 1)[0][0] == "brother"
+
+
 def test_bm25_index_add_remove_and_compaction():
     index = BM25Index()
     index.add_many((f"d{i}", f"common words plus token{i}") for i in range(300))
