@@ -59,10 +59,12 @@ TITLES = frozenset("dr mr mrs ms miss mx prof sir".split())
 _PEOPLE_IN_GENERAL = frozenset("kids children".split())
 
 
-# Capitalised but never who a message is about: "starts January 6" names no one.
+# Capitalised but never who a message is about: "starts January 6" names no one, and
+# "Summer trip home to Montréal…" is no one "he" can be.
 CALENDAR = frozenset(
     """january february march april may june july august september october november december
-    monday tuesday wednesday thursday friday saturday sunday""".split()
+    monday tuesday wednesday thursday friday saturday sunday spring summer autumn winter
+    easter christmas xmas halloween thanksgiving""".split()
 )
 
 

@@ -205,6 +205,13 @@ def test_going_back_to_a_topic_skips_an_aside_that_was_searched():
     assert "Transmission" not in resolved.query
 
 
+def test_a_season_or_a_holiday_is_no_one_he_can_be():
+    trip = "Summer trip home to Montréal: we fly out of Lyon on 8 July."
+    stay = Said("Who are we staying with in Montréal this summer?", trip, memories=(trip,))
+    assert "Summer" not in resolve("Which neighbourhood does he live in?", [stay]).query
+    assert resolve("Who's coming to stay at Christmas?", []).person == ""
+
+
 # The turn: the real store, the real SDK against the fake Messages API server.
 
 
