@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from assistant.gates.base import Said
 from assistant.people import (
+    ONE_PERSON,
     ROLES,
     SELF,
     about_person,
@@ -24,6 +25,8 @@ from assistant.people import (
     new_names,
     one_person,
     person_in,
+    pointing,
+    substitute,
     words,
 )
 
@@ -34,8 +37,6 @@ RECENT_TURNS = 3  # as memU's pre-retrieval decision reads: the last three excha
 
 # Words that point back at something said before. "it" and "that" are also grammar ("is it
 # going to rain", "a film that..."), so they count only in short messages (below).
-_PERSON = {"he", "him", "his", "she", "her", "hers", "they", "them", "their", "theirs"}
-_ONE_PERSON = {"he", "him", "his", "she", "her", "hers"}
 _THING = {"it", "its", "that", "this", "those", "these", "there", "then"}
 _OPENERS = re.compile(
     r"^\s*(?:and|also|but|so|then|or|plus|what about|how about|what else|anything else"
@@ -121,7 +122,7 @@ def leans_on_earlier(message: str, earlier: str = "", known: Known = None) -> bo
     tokens = [w.casefold() for w in words(message)]
     if not tokens or tokens[0] in _SMALL_TALK and len(tokens) <= 3:
         return False
-    if any(t in _PERSON for t in tokens):
+    if pointing(tokens):
         return True
     if len(tokens) <= 8 and any(t in _THING for t in tokens):
         return True
@@ -182,25 +183,6 @@ def _referent_person(recent: Sequence[Said]) -> str:
     return ""
 
 
-def _substitute(message: str, person: str) -> str:
-    """The message with its person pronouns replaced by who they point at."""
-    possessive = f"{person}'s"
-
-    def swap(match: re.Match[str]) -> str:
-        word = match.group(0).casefold()
-        if word in {"his", "their", "hers", "theirs"}:
-            return possessive
-        if word == "her":
-            # "her birthday" is possessive; "a note to her" is not.
-            after = message[match.end() :].lstrip()
-            return possessive if after[:1].isalpha() else person
-        return person
-
-    return re.sub(
-        r"\b(?:he|him|his|she|her|hers|they|them|their|theirs)\b", swap, message, flags=re.I
-    )
-
-
 def _all_said(said: Said) -> str:
     return " ".join((said.user, said.query, said.assistant, *said.memories))
 
@@ -257,18 +239,18 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
         if query != earlier.user:
             return Resolved(query, True, back, referent=new[0], person=new[0], rewritten=True)
     role = person_in(message)
-    if person and not tokens & _PERSON and role.removeprefix("my ").casefold() in ROLES:
+    if person and not pointing(tokens) and role.removeprefix("my ").casefold() in ROLES:
         # "and my mom's?" after "When's Nandi's birthday?": the same question, someone named
         # by role; "my brother" after "When's Declan's birthday?" may be Declan, and asks
         # the same.
         query = re.sub(rf"\b{re.escape(person)}\b", role, earlier.user)
         if query != earlier.user:
             return Resolved(query, True, back, referent=role, person=role, rewritten=True)
-    if person and tokens & _PERSON:
-        query = _substitute(message, person)
+    if person and pointing(tokens):
+        query = substitute(message, person)
         # "they" also stands for a place or a company ("anything they serve" at Nopa), so
         # only "he" and "she" say for sure that the follow-up asks about one person.
-        one = person if tokens & _ONE_PERSON else ""
+        one = person if pointing(tokens) & ONE_PERSON else ""
         return Resolved(query, True, back, referent=person, person=one, rewritten=True)
     new = [w for w in content_words(about) if w.casefold() not in tokens]
     referent = " ".join(new)

@@ -208,7 +208,15 @@ def _names_given(text: str, role: str = "") -> list[str]:
         and (not role or said.casefold() == role)
         and name.casefold() not in FUNCTION_WORDS | ROLES
     ]
-    return named + [w for w in new_names(text, "") if w.casefold() not in FUNCTION_WORDS | TITLES]
+    # "Mom turns 79, need to send flowers from Lyon": Lyon is where, not another name of hers,
+    # and "My best friend in Lyon…" is not about her.
+    places = {w for run in _PLACED.findall(text) for w in re.split(r"[\s-]", run)}
+    capitalised = new_names(text, "")
+    skip = FUNCTION_WORDS | TITLES | CALENDAR
+    return named + [w for w in capitalised if w.casefold() not in skip and w not in places]
+
+
+_PLACED = re.compile(r"\b(?:in|at|near|from|to)\s+((?:[A-Z][^\W\d_'’]+[\s-]?)+)")
 
 
 def _plural(names: set[str]) -> set[str]:
@@ -284,3 +292,39 @@ def one_person(message: str) -> str:
         if key in ROLES or (is_name(w) and key not in FUNCTION_WORDS | TITLES | CALENDAR):
             people.add(key)
     return people.pop() if len(people) == 1 else ""
+
+
+# Words that point back at someone said before.
+PERSON_PRONOUNS = frozenset("he him his she her hers they them their theirs".split())
+ONE_PERSON = frozenset("he him his she her hers".split())
+
+
+def pointing(tokens: set[str] | list[str]) -> set[str]:
+    """The person pronouns among some words, contracted ones too ("she's", "they're")."""
+    return {t.split("'")[0] for t in tokens} & PERSON_PRONOUNS
+
+
+def substitute(message: str, person: str) -> str:
+    """The message with its person pronouns replaced by who they point at."""
+    possessive = f"{person}'s"
+
+    def swap(match: re.Match[str]) -> str:
+        word, contracted = match.group(1).casefold(), match.group(2) or ""
+        if word in {"his", "their", "hers", "theirs"}:
+            return possessive
+        if word == "her":
+            # "her birthday" is possessive; "a note to her" is not.
+            after = message[match.end() :].lstrip()
+            return possessive if after[:1].isalpha() else person
+        # "they're coming" is "Rami and Dana are coming"; "she's turning" stays "Mom's turning".
+        return person + _SPELT_OUT.get(contracted[1:].casefold(), contracted)
+
+    return re.sub(
+        r"\b(he|him|his|she|her|hers|they|them|their|theirs)(['’](?:re|ve|ll|d|s)\b)?\b",
+        swap,
+        message,
+        flags=re.I,
+    )
+
+
+_SPELT_OUT = {"re": " are", "ve": " have", "ll": " will"}

@@ -212,6 +212,23 @@ def test_a_season_or_a_holiday_is_no_one_he_can_be():
     assert resolve("Who's coming to stay at Christmas?", []).person == ""
 
 
+def test_a_contracted_pronoun_points_at_the_person_too():
+    # "she's" was no pronoun: the message was searched with the Lyon poem before it, and
+    # the memories kept about her included the best friend in Lyon.
+    poem = Said("Write me a two-line poem about Lyon.", "Lyon, city of light and rivers.")
+    message = "now one for my mom's next birthday, put the age she's turning in it"
+    resolved = resolve(message, [poem])
+    assert resolved.person == "my mom" and "Lyon" not in resolved.query
+    visit = Said("When's Tomás visiting?", "On 3 May.", query="Tomás visiting")
+    assert resolve("he'll land when?", [visit]).query == "Tomás will land when?"
+    # Where she lives is not another name of hers.
+    texts = [
+        "Mom turns 79 on 30 August, need to send flowers from Lyon",
+        "My best friend in Lyon is Anouk Vidal.",
+    ]
+    assert about_person(texts, "my mom") == [True, False]
+
+
 # The turn: the real store, the real SDK against the fake Messages API server.
 
 
