@@ -29,6 +29,7 @@ from assistant.people import (
     substitute,
     words,
 )
+from memory.tokens import tokenize
 
 if TYPE_CHECKING:
     from memory.records import Memory
@@ -58,10 +59,11 @@ _SMALL_TALK = frozenset(
     "good wow yes no yep nope sure".split()
 )
 # What a follow-up asks for, not what it is about: "physio for my shoulder? what time"
-# shares "time" with "part time as a barista", and "every" joins any two routines.
+# shares "time" with "part time as a barista", and "every" joins any two routines; "In
+# which town?" names no town.
 _ASKED_FOR = frozenset(
     """time times day days date week weeks month months year years long much many often
-    every right soon next last first""".split()
+    every right soon next last first town city place country area exactly""".split()
 )
 
 
@@ -162,12 +164,18 @@ def _answer_names(said: Said) -> str:
         return ""  # "who's Teo": the question names him, and "his" is Teo
     # Not a name the question gave: "Aoife's teacher is Ms Brennan" answers with Ms Brennan.
     asked = {name.casefold() for name in names_in(said.user)}
-    backed = (
-        name
-        for name in names_in(said.assistant)
-        if name.casefold() not in asked and any(about_person(said.memories, name))
-    )
-    return next(backed, "")
+    # And a memory about them says what the question asked: "Who's my client in
+    # Villeurbanne?" answered with the other client, whose memory never says Villeurbanne,
+    # made "his permit" hers.
+    topic = {t for t in tokenize(said.user) if t not in ROLES}
+
+    def backed(name: str) -> bool:
+        hits = about_person(said.memories, name)
+        about = [t for t, hit in zip(said.memories, hits, strict=True) if hit]
+        return bool(about) and (not topic or any(topic & set(tokenize(t)) for t in about))
+
+    named = (n for n in names_in(said.assistant) if n.casefold() not in asked and backed(n))
+    return next(named, "")
 
 
 def _referent_person(recent: Sequence[Said]) -> str:

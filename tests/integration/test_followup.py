@@ -229,6 +229,41 @@ def test_a_contracted_pronoun_points_at_the_person_too():
     assert about_person(texts, "my mom") == [True, False]
 
 
+def test_a_name_the_reply_gave_wrongly_is_not_who_he_is():
+    # Turn one's reply named the other client, whose memory never says Villeurbanne.
+    clients = (
+        "client #2 olivier bouvier - extension on his house in villeurbanne, permit sent 9 feb",
+        "Client: Sandrine Perrin is converting an old silk workshop into a restaurant.",
+    )
+    asked = "Who's my client in Villeurbanne?"
+    wrong = Said(asked, "Sandrine Perrin", query=asked, memories=clients)
+    aside = Said("btw what's the capital of Belgium?", "Brussels")
+    resolved = resolve("ok back to him, when did I submit his permit?", [wrong, aside])
+    assert resolved.person == "my client" and "Sandrine" not in resolved.query
+    # A reply whose memory says what was asked is who "she" is.
+    nurse = Said(
+        "who is the head nurse",
+        "Zanele Mokoena.",
+        query="head nurse",
+        memories=("Zanele Mokoena is the head nurse on Ward 7.",),
+    )
+    assert resolve("how long has she been with us?", [nurse]).person == "Zanele Mokoena"
+
+
+def test_in_which_town_names_no_town_of_its_own():
+    # It asks about the fact the conversation is on, and gets that fact alone.
+    mum, trip = _memories(
+        "Julien's mum Mireille lives in Annecy; we go up there every Easter.",
+        "Julien can only get two weeks off, so he joins us in Montréal on 18 July.",
+    )
+    visit = Said(
+        "When do we usually go see Julien's mum?", "Every Easter.", query="x", memories=(mum.text,)
+    )
+    resolved = resolve("In which town?", [visit])
+    assert resolved.bare
+    assert answered_with(resolved, (mum, trip), (mum, trip)) == (mum,)
+
+
 # The turn: the real store, the real SDK against the fake Messages API server.
 
 
