@@ -156,12 +156,14 @@ def memory_block(memories: Sequence[str], lookup: Lookup = Lookup.SEARCHED, mean
 
 # Today's date goes only with a message that counts from today. In the system prompt, the
 # 1.5B model answered "which day do we come home?" and "when did I submit his permit?"
-# with it ("Thursday 03 December 2026"), though the memory it was sent had the date.
+# with it ("Thursday 03 December 2026"), though the memory it was sent had the date. Not
+# "how old is she now": with the date beside it, the reply was a bare "12", and the next
+# turns copied that.
 _FROM_TODAY = re.compile(
     r"\b(?:today|today['’]?s|tonight|tomorrow|tmrw|yesterday|currently|right now"
     r"|(?:this|next|last) (?:week|weekend|month|year|morning|afternoon|evening)"
     r"|until|till|ago|how soon|(?:days|weeks|months) (?:left|away)|date today"
-    r"|what['’]?s the date|what is the date|what day is it)\b|\bnow\W*$",
+    r"|what['’]?s the date|what is the date|what day is it)\b",
     re.IGNORECASE,
 )
 
