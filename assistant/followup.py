@@ -66,6 +66,7 @@ _ASKED_FOR = frozenset(
     every right soon next last first town city place country area exactly""".split()
 )
 
+_ASKED_TERMS = frozenset(tokenize(" ".join(_ASKED_FOR)))
 
 # A longer message that ends on "that" or "it" still points back ("…ask about that?").
 _LONG_POINTER_WORDS = 14
@@ -311,7 +312,11 @@ def answered_with(
             return found[:1]
         return tuple({m.id: m for m in (*earlier[:1], *found[:1])}.values())
     kept: dict[str, Memory] = {m.id: m for m in (*found[:FOLLOW_UP_FOUND], *earlier[:1])}
-    return tuple(kept.values())
+    # The follow-up's own words name what it asks for: "and mine with the knee guy?" after
+    # Dad's heart appointment got Dad's, the search's best for the query with his words in
+    # it, nearest the question. What shares the most of its own words goes first.
+    own = set(tokenize(resolved.query)) - set(tokenize(resolved.referent)) - _ASKED_TERMS
+    return tuple(sorted(kept.values(), key=lambda m: -len(own & set(tokenize(m.text)))))
 
 
 def _on_topic(resolved: Resolved, found: tuple[Memory, ...]) -> tuple[Memory, ...]:

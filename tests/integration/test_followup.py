@@ -264,6 +264,18 @@ def test_in_which_town_names_no_town_of_its_own():
     assert answered_with(resolved, (mum, trip), (mum, trip)) == (mum,)
 
 
+def test_what_the_follow_up_names_itself_goes_nearest_the_question():
+    # Written most relevant last: the knee appointment must be what the model reads last.
+    heart, knee = _memories(
+        "Dad's cardiology appointment is April 15 at 10 in the morning in Marshfield.",
+        "Knee surgeon appointment with Dr. Patel at Marshfield Clinic on April 22 at 1:30.",
+    )
+    asked = "When's Dad's heart appointment?"
+    dad = Said(asked, "April 15 at 10am.", query=asked, memories=(heart.text,))
+    resolved = resolve("and mine with the knee guy?", [dad])
+    assert answered_with(resolved, (heart,), (heart, knee)) == (knee, heart)
+
+
 # The turn: the real store, the real SDK against the fake Messages API server.
 
 
