@@ -27,6 +27,7 @@ from assistant.people import (
     person_in,
     pointing,
     substitute,
+    typed_name,
     words,
 )
 from memory.tokens import tokenize
@@ -38,7 +39,8 @@ RECENT_TURNS = 3  # as memU's pre-retrieval decision reads: the last three excha
 
 # Words that point back at something said before. "it" and "that" are also grammar ("is it
 # going to rain", "a film that..."), so they count only in short messages (below).
-_THING = {"it", "its", "that", "this", "those", "these", "there", "then"}
+# "what's ours called again?" after a fun fact about border terriers points back too.
+_THING = {"it", "its", "that", "this", "those", "these", "there", "then", "ours", "mine"}
 _OPENERS = re.compile(
     r"^\s*(?:and|also|but|so|then|or|plus|what about|how about|what else|anything else"
     r"|same for|tell me more|more about|why not|why|how come|really)\b",
@@ -182,10 +184,11 @@ def _answer_names(said: Said) -> str:
 def _referent_person(recent: Sequence[Said]) -> str:
     """Who a "she" or "their" points at: the newest person named in what was said."""
     for said in reversed(recent):
-        answer = _answer_names(said)
+        spelt = (*said.memories, said.assistant)
+        answer = _answer_names(said) or person_in(said.user) or typed_name(said.user, spelt)
         if answer:
             return answer
-        for text in (said.user, said.query, *said.memories[:1], said.assistant):
+        for text in (said.query, *said.memories[:1], said.assistant):
             person = person_in(text)
             if person:
                 return person

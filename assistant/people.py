@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from memory.tokens import tokenize
+
 # Letters of any alphabet: "Oisín's" is one word, not "Ois" and "n's".
 _WORD = re.compile(r"[^\W\d_][\w'’]*|\d[\w:.,]*")
 
@@ -214,6 +216,31 @@ def _names_given(text: str, role: str = "") -> list[str]:
     capitalised = new_names(text, "")
     skip = FUNCTION_WORDS | TITLES | CALENDAR
     return named + [w for w in capitalised if w.casefold() not in skip and w not in places]
+
+
+def typed_name(message: str, texts: Sequence[str]) -> str:
+    """The last name the message types in lower case that the texts spell as a name.
+
+    "and isla?" after "how old's tomás now" asks about Isla ("Isla is 9 and Tomás is 6"),
+    not Tomás; "when am I flying" is not about "Flying home to Mombasa…", whose opening word
+    is capitalised by grammar, nor "lyon" about a place ("…flowers from Lyon").
+    """
+    # Compared as the keyword index reads words: "tomas" is "Tomás".
+    spelt = {
+        tuple(tokenize(w)): w
+        for text in texts
+        for w in _names_given(text)
+        if w.casefold() not in ROLES | FUNCTION_WORDS
+    }
+    spelt.pop((), None)
+    for w in reversed(words(message)):
+        name = spelt.get(tuple(tokenize(w))) if w.islower() else None
+        if name and w not in FUNCTION_WORDS:
+            # The whole name it is part of: "which captain…" is Captain Rory Doyle.
+            clauses = (c for text in texts for c in re.split(r"[,.;:!?()]", text))
+            runs = (run for c in clauses for run in names_in(c) if name in run.split())
+            return next(runs, name)
+    return ""
 
 
 _PLACED = re.compile(r"\b(?:in|at|near|from|to)\s+((?:[A-Z][^\W\d_'’]+[\s-]?)+)")

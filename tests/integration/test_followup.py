@@ -788,3 +788,27 @@ def test_a_note_without_the_apostrophe_is_still_about_them():
     # want?" after his birthday had dropped it for memories that spell "Liam" in full.
     texts = ["liams bday is 9 august, he wants a new wetsuit", "Jordan's birthday is June 14."]
     assert about_person(texts, "Liam") == [True, False]
+
+
+def test_a_name_typed_in_lower_case_is_who_her_points_at():
+    # "and isla?" named her in lower case; the memory's other name, Tomás, was taken.
+    kids = ("We've got two kids: Isla is 9 and Tomás is 6.",)
+    age = Said("how old's tomás now", "Tomás is 6 years old.", query="x", memories=kids)
+    isla = Said("and isla?", "Isla is 9 years old.", query="x", memories=kids)
+    resolved = resolve("when's her birthday?", [age, isla])
+    assert resolved.query == "when's Isla's birthday?" and resolved.person == "Isla"
+    # A word capitalised because it opens a note, or a place, is no one she can be.
+    flight = ("Flying home to Mombasa on 18 December; Mum meets me there.",)
+    trip = Said("when am i flying to mombasa", "On 18 December.", query="x", memories=flight)
+    assert resolve("when does she land?", [trip]).person == "Mum"
+    # A lower-case word of a longer name is that whole name.
+    check = Said("Which captain is doing my line check?", "Captain Rory Doyle.", query="x",
+                 memories=("My line check is on 12 May with Captain Rory Doyle.",))  # fmt: skip
+    assert resolve("When am I flying with him?", [check]).person == "Captain Rory Doyle"
+
+
+def test_ours_after_a_general_question_is_the_thing_it_asked_about():
+    # "what's ours called again?" was searched alone and answered with the bakery's name.
+    fact = Said("Tell me a fun fact about border terriers.", "They were bred to hunt foxes.")
+    resolved = resolve("what's ours called again?", [fact])
+    assert resolved.follow_up and "border terriers" in resolved.query
