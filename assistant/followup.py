@@ -65,7 +65,7 @@ _SMALL_TALK = frozenset(
 # which town?" names no town.
 _ASKED_FOR = frozenset(
     """time times day days date week weeks month months year years long much many often
-    every right soon next last first town city place country area exactly""".split()
+    every right soon next last first town city place country area exactly per""".split()
 )
 
 _ASKED_TERMS = frozenset(tokenize(" ".join(_ASKED_FOR)))

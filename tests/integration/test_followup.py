@@ -812,3 +812,16 @@ def test_ours_after_a_general_question_is_the_thing_it_asked_about():
     fact = Said("Tell me a fun fact about border terriers.", "They were bred to hunt foxes.")
     resolved = resolve("what's ours called again?", [fact])
     assert resolved.follow_up and "border terriers" in resolved.query
+
+
+def test_how_much_per_day_asks_only_for_a_rate():
+    # "per" named a topic, so the search's runner-up stayed beside the dog sitter's price,
+    # found by the "go" of "so where does Biscuit go then?", and was recited instead.
+    sitter, mum = _memories(
+        "While we're in Montréal, Biscuit stays with Nadia, a dog sitter in Caluire, 25 € a day.",
+        "Julien's mum Mireille lives in Annecy; we go up there every Easter.",
+    )
+    where = Said("so where does he go then?", "With Nadia.", query="x", memories=(sitter.text,))
+    resolved = resolve("how much per day?", [where])
+    assert resolved.bare
+    assert answered_with(resolved, (sitter,), (sitter, mum)) == (sitter,)
