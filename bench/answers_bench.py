@@ -30,6 +30,7 @@ FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks abo
     "followup_student_test": "followup_student_test",
     "followup_architect_test": "followup_architect_test",
     "followup_baker_test": "followup_baker_test",
+    "followup_beekeeper_test": "followup_beekeeper_test",
 }
 
 
@@ -311,7 +312,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "teacher_test, followup_nurse_dev, followup_founder_dev, "
                         "followup_pilot_dev, followup_chef_test, followup_vet_test, "
                         "followup_farmer_test, followup_student_test, "
-                        "followup_architect_test, followup_baker_test "
+                        "followup_architect_test, followup_baker_test, "
+                        "followup_beekeeper_test "
                         "(the unseen sets: score them once)")  # fmt: skip
     parser.add_argument("--markdown", type=Path, help="also write the section (and plot) here")
 
