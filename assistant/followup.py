@@ -60,6 +60,13 @@ _SMALL_TALK = frozenset(
     "thanks thank thx ty cool great nice ok okay lol haha awesome perfect bye hi hey hello "
     "good wow yes no yep nope sure".split()
 )
+# A reaction before an "and": "grand. and what time is the appointment?" continues. Not
+# before a "so": "ok so how much runway does that give us" is a sentence of its own.
+_REACTIONS = "|".join(sorted(_SMALL_TALK | {"grand", "lovely", "ha"}))
+_REACTION_AND = re.compile(
+    rf"^(?:\s*(?:{_REACTIONS})\b[\s.,!]*)+(?:and|also|plus|what about|how about)\b",
+    re.IGNORECASE,
+)
 # What a follow-up asks for, not what it is about: "physio for my shoulder? what time"
 # shares "time" with "part time as a barista", and "every" joins any two routines; "In
 # which town?" names no town.
@@ -143,7 +150,8 @@ def leans_on_earlier(message: str, earlier: str = "", known: Known = None) -> bo
     fragment = len(tokens) <= _FRAGMENT_WORDS and not _VERBS.search(message)
     if fragment and re.search(r"\d", message):
         return False  # "17 * 23?" is a sum, not a fragment
-    if (fragment or _OPENERS.match(message)) and len(tokens) <= 10:
+    opener = _OPENERS.match(message) or _REACTION_AND.match(message)
+    if (fragment or opener) and len(tokens) <= 10:
         new = new_names(message, earlier)
         return not new or bool(known and known(new))
     return False

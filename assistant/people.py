@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from memory.tokens import tokenize
+from memory.tokens import tokenize, unaccented
 
 # Letters of any alphabet: "Oisín's" is one word, not "Ois" and "n's".
 _WORD = re.compile(r"[^\W\d_][\w'’]*|\d[\w:.,]*")
@@ -61,12 +61,20 @@ TITLES = frozenset("dr mr mrs ms miss mx prof sir".split())
 _PEOPLE_IN_GENERAL = frozenset("kids children".split())
 
 
-# Capitalised but never who a message is about: "starts January 6" names no one, and
-# "Summer trip home to Montréal…" is no one "he" can be.
-CALENDAR = frozenset(
+# Capitalised but never who a message is about: "starts January 6" names no one,
+# "Summer trip home to Montréal…" is no one "he" can be, and "the Polish guy I get my
+# queens from" is not called Polish.
+NO_ONE = frozenset(
     """january february march april may june july august september october november december
     monday tuesday wednesday thursday friday saturday sunday spring summer autumn winter
-    easter christmas xmas halloween thanksgiving""".split()
+    easter christmas xmas halloween thanksgiving
+    american british english irish scottish welsh french german italian spanish portuguese
+    polish dutch belgian swiss austrian swedish norwegian danish finnish icelandic greek
+    turkish russian ukrainian czech slovak hungarian romanian bulgarian serbian croatian
+    chinese japanese korean indian pakistani thai vietnamese filipino indonesian malaysian
+    australian canadian mexican brazilian argentinian chilean colombian peruvian cuban
+    african nigerian kenyan ghanaian egyptian moroccan israeli iranian iraqi syrian lebanese
+    arab arabic european asian latino hispanic""".split()
 )
 
 
@@ -143,7 +151,7 @@ def person_in(text: str) -> str:
                 found = owner + " " + w.removesuffix("'s")
                 continue
             found = ("my " if mine else "") + w.removesuffix("'s")
-        elif i > 0 and is_name(w) and key not in FUNCTION_WORDS | CALENDAR and not numbered(i):
+        elif i > 0 and is_name(w) and key not in FUNCTION_WORDS | NO_ONE and not numbered(i):
             if tokens[i - 1].casefold() in _PLACE_WORDS or placed_at == i - 1:
                 placed_at = i  # "a house in Wisconsin": a place, never who "he" is
                 continue
@@ -160,7 +168,7 @@ def names_in(text: str) -> list[str]:
     last = -2
     for i, w in enumerate(words(text)):
         key = w.casefold().removesuffix("'s")
-        if not is_name(w) or key in FUNCTION_WORDS | CALENDAR | TITLES | ROLES:
+        if not is_name(w) or key in FUNCTION_WORDS | NO_ONE | TITLES | ROLES:
             continue
         if last == i - 1 and not runs[-1][-1].endswith("'s"):
             runs[-1].append(w.removesuffix("'s"))
@@ -171,8 +179,8 @@ def names_in(text: str) -> list[str]:
 
 
 def _bare(person: str) -> str:
-    """A person as looked up: lower case, without "my" or "our" ("my Mom" -> "mom")."""
-    return person.casefold().removeprefix("my ").removeprefix("our ")
+    """A person as looked up: lower case, without "my", "our" or accents ("my Mom" -> "mom")."""
+    return unaccented(person).removeprefix("my ").removeprefix("our ")
 
 
 def mentions_person(text: str, person: str) -> bool:
@@ -181,8 +189,8 @@ def mentions_person(text: str, person: str) -> bool:
     key = _bare(person).split("'s ")[0]
     # "Arlo Parks": either of the names; "Dr Anwar Qureshi": not "Dr", which the GP has too.
     names = _KIN.get(key) or set(key.split()) - TITLES
-    # "liams bday": notes drop the apostrophe of a possessive.
-    said = (w.casefold().removesuffix("'s") for w in words(text))
+    # "liams bday": notes drop the apostrophe of a possessive, and "lukasz" the accent.
+    said = (unaccented(w).removesuffix("'s") for w in words(text))
     return any(w in names or w.removesuffix("s") in names for w in said)
 
 
@@ -214,7 +222,7 @@ def _names_given(text: str, role: str = "") -> list[str]:
     # and "My best friend in Lyon…" is not about her.
     places = {w for run in _PLACED.findall(text) for w in re.split(r"[\s-]", run)}
     capitalised = new_names(text, "")
-    skip = FUNCTION_WORDS | TITLES | CALENDAR
+    skip = FUNCTION_WORDS | TITLES | NO_ONE
     return named + [w for w in capitalised if w.casefold() not in skip and w not in places]
 
 
@@ -298,7 +306,7 @@ def by_their_name(query: str, person: str, memories: Sequence[str]) -> str:
     for text in memories:
         if not mentions_person(text, person):
             continue
-        names = [w for w in _names_given(text, role) if w.casefold() not in ROLES | CALENDAR]
+        names = [w for w in _names_given(text, role) if w.casefold() not in ROLES | NO_ONE]
         if names:
             pattern = rf"\b(?:(?:my|our)\s+)?{re.escape(role)}\b"
             asked = re.sub(pattern, names[0], query, count=1, flags=re.IGNORECASE)
@@ -316,7 +324,7 @@ def one_person(message: str) -> str:
     people = set()
     for w in words(message):
         key = w.casefold().removesuffix("'s")
-        if key in ROLES or (is_name(w) and key not in FUNCTION_WORDS | TITLES | CALENDAR):
+        if key in ROLES or (is_name(w) and key not in FUNCTION_WORDS | TITLES | NO_ONE):
             people.add(key)
     return people.pop() if len(people) == 1 else ""
 

@@ -19,7 +19,7 @@ __all__ = ["SNAPSHOT_FORMAT", "BM25Index", "tokenize"]  # tokenize: where caller
 
 # Bump when the saved layout or the tokens (memory/tokens.py) change: an older snapshot
 # is then rebuilt, never misread.
-SNAPSHOT_FORMAT = 6
+SNAPSHOT_FORMAT = 7
 
 
 class _Postings:

@@ -60,16 +60,20 @@ SHORTHAND = {
 }  # fmt: skip
 
 
-def _unaccented(text: str) -> str:
+# Letters that Unicode does not split into a letter and an accent: "Łukasz" is "lukasz".
+_UNSPLIT = str.maketrans({"ł": "l", "ø": "o", "đ": "d", "ı": "i", "ß": "ss", "æ": "ae", "œ": "oe"})
+
+
+def unaccented(text: str) -> str:
     """Lower case without accents: "Montréal" is "montreal", as a note types it.
 
     Else an accented letter split the word ("montr", "al"), and "montreal" never met it.
     """
-    decomposed = unicodedata.normalize("NFKD", text.lower())
+    decomposed = unicodedata.normalize("NFKD", text.lower().translate(_UNSPLIT))
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def tokenize(text: str) -> list[str]:
     """Lower-case word tokens without stopwords or accents, shorthand spelt out, stemmed."""
-    words = _TOKEN.findall(_unaccented(text))
+    words = _TOKEN.findall(unaccented(text))
     return [stem(SHORTHAND.get(t, t)) for t in words if t not in STOPWORDS]

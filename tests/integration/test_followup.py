@@ -825,3 +825,26 @@ def test_how_much_per_day_asks_only_for_a_rate():
     resolved = resolve("how much per day?", [where])
     assert resolved.bare
     assert answered_with(resolved, (sitter,), (sitter, mum)) == (sitter,)
+
+
+def test_a_nationality_is_no_ones_name_and_an_accent_is_no_other_person():
+    # "the Polish guy" made "his invoice" Polish's; the note types Łukasz without the Ł.
+    supplier = "I buy my queens from Łukasz Zieliński, a Polish beekeeper near Gort."
+    asked = Said("What's the name of the Polish guy I get my queens from?", "Łukasz.",
+                 query="x", memories=(supplier,))  # fmt: skip
+    resolved = resolve("When is his invoice due?", [asked])
+    assert resolved.person == "Łukasz Zieliński"
+    texts = ["lukasz invoice €380 for 6 queens - due 31 march", "Our dog's name is Polish."]
+    assert about_person(texts, resolved.person) == [True, False]
+
+
+def test_a_reaction_before_and_still_continues():
+    # "grand." before the "and" hid the continuation: it was searched alone, and the
+    # dentist's time was lost.
+    filling = "dentist dr keane ennis tues 11 march 9.40am, cracked filling"
+    aside = Said("does a cracked filling always need replacing?", "Often, yes.",
+                 query="cracked filling replacing", memories=(filling,))  # fmt: skip
+    resolved = resolve("grand. and what time is the appointment?", [aside])
+    assert resolved.follow_up and "cracked filling" in resolved.query
+    # "ok so …" is a sentence of its own, not an "and".
+    assert not resolve("ok so how much runway does that give us", [aside]).follow_up

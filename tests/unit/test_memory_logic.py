@@ -230,6 +230,8 @@ def test_an_accented_word_is_one_word_and_meets_its_unaccented_spelling():
     # "Montréal" was "montr" and "al": the note "in montreal we stay with my brother" and
     # "Who are we staying with in Montréal?" shared no word but "stay".
     assert tokenize("Montréal, Oisín, école") == ["montreal", "oisin", "ecole"]
+    # Ł has no accent Unicode can take off: "Łukasz" was "ukasz", and "lukasz" never met it.
+    assert tokenize("Łukasz Zieliński") == ["lukasz", "zielinski"]
     index = BM25Index()
     index.add_many(
         [("brother", "in montreal we stay with my brother in verdun"), ("trip", "summer trip")]
