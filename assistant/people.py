@@ -251,6 +251,23 @@ def typed_name(message: str, texts: Sequence[str]) -> str:
     return ""
 
 
+# "Budgie = Brian Hogan from Quin…": a terse note's "=" puts a word for someone before
+# their name; "everyone calls her Bia", "aka Fitzy" give one after it.
+_EQUALS = re.compile(r"^\s*([^\W\d_][\w'’-]*)\s*=\s*((?:[A-Z][^\W\d_'’]+\s?){1,3})")
+_CALLED = re.compile(
+    r"\b(?:calls? (?:her|him|them)|aka|known as|nicknamed)\s+([^\W\d_][\w'’-]+)", re.IGNORECASE
+)
+
+
+def _also_called(text: str) -> list[str]:
+    """The other names a note says someone goes by, words of both sides of an "=" included."""
+    out = [w for m in _CALLED.finditer(text) for w in [m.group(1)]]
+    equals = _EQUALS.match(text)
+    if equals:
+        out += [equals.group(1), *equals.group(2).split()]
+    return [w for w in out if w.casefold() not in FUNCTION_WORDS | ROLES | TITLES]
+
+
 _PLACED = re.compile(r"\b(?:in|at|near|from|to)\s+((?:[A-Z][^\W\d_'’]+[\s-]?)+)")
 
 
@@ -266,17 +283,25 @@ def about_person(texts: Sequence[str], person: str) -> list[bool]:
     June 14" is not, and answering with it names the wrong person.
     """
     direct = [mentions_person(t, person) for t in texts]
-    if not _by_role(person):
+    if _by_role(person):
+        # The names a text about the person gives them ("Linda", "Poivre" for "my dog").
+        aliases = {
+            unaccented(w)
+            for t, hit in zip(texts, direct, strict=True)
+            if hit
+            for w in _names_given(t)
+        }
+    else:
         # Someone named has their name: "Niamh and I have two kids: Oisín… and Aoife…"
-        # speaks of Aoife, and must not make Oisín another name of hers.
-        return direct
-    # The names a text about the person gives them ("Linda", "Poivre" for "my dog").
-    aliases = {
-        w.casefold() for t, hit in zip(texts, direct, strict=True) if hit for w in _names_given(t)
-    }
+        # speaks of Aoife, and must not make Oisín another name of hers. Only a note that
+        # says so gives another: "Budgie = Brian Hogan", "Beatriz (everyone calls her Bia)".
+        hits = (t for t, hit in zip(texts, direct, strict=True) if hit)
+        aliases = {unaccented(w) for t in hits for w in _also_called(t)} - {_bare(person)}
+        if not aliases:
+            return direct
     # "camilles bday": notes drop the apostrophe of a possessive.
     return [
-        hit or any(w.casefold().removesuffix("'s") in aliases | _plural(aliases) for w in words(t))
+        hit or any(unaccented(w).removesuffix("'s") in aliases | _plural(aliases) for w in words(t))
         for t, hit in zip(texts, direct, strict=True)
     ]
 

@@ -848,3 +848,18 @@ def test_a_reaction_before_and_still_continues():
     assert resolved.follow_up and "cracked filling" in resolved.query
     # "ok so …" is a sentence of its own, not an "and".
     assert not resolve("ok so how much runway does that give us", [aside]).follow_up
+
+
+def test_a_note_that_says_who_someone_is_gives_them_another_name():
+    # "how much do I owe him?" after the reply named Brian Hogan dropped "owe budgie €250…".
+    texts = [
+        "Budgie = Brian Hogan from Quin, lent me his honey extractor",
+        "owe budgie €250 for the extractor, pay by end of april",
+        "Beatriz (everyone calls her Bia) is my head baker.",
+        "bia starts at 4am",
+    ]
+    assert about_person(texts, "Brian Hogan") == [True, True, False, False]
+    assert about_person(texts, "Beatriz") == [False, False, True, True]
+    # A note naming two people makes neither the other's name.
+    kids = ["Niamh and I have two kids: Oisín who's 9 and Aoife who's 6.", "Oisín bday 3 may"]
+    assert about_person(kids, "Aoife") == [True, False]
