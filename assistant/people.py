@@ -261,7 +261,7 @@ _CALLED = re.compile(
 
 def _also_called(text: str) -> list[str]:
     """The other names a note says someone goes by, words of both sides of an "=" included."""
-    out = [w for m in _CALLED.finditer(text) for w in [m.group(1)]]
+    out = [m.group(1) for m in _CALLED.finditer(text)]
     equals = _EQUALS.match(text)
     if equals:
         out += [equals.group(1), *equals.group(2).split()]
