@@ -17,9 +17,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from assistant.answered import answered_with, carried, reply_used
 from assistant.capture import CaptureMethod, Capturer, CaptureResult
 from assistant.completion import describe_error
-from assistant.followup import RECENT_TURNS, Resolved, answered_with, carried, reply_used, resolve
+from assistant.followup import RECENT_TURNS, Resolved, resolve
 from assistant.gates.base import Gate, GateDecision, Said
 from assistant.gates.forced import Forced
 from assistant.gates.registry import decide

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from assistant.answered import answered_with, carried
 from assistant.fake_api import Reply
-from assistant.followup import answered_with, carried, leans_on_earlier, resolve
+from assistant.followup import leans_on_earlier, resolve
 from assistant.gates.base import GateDecision, Method, Said
 from assistant.gates.llm import LlmGate
 from assistant.gates.rules import always_gate

@@ -1,0 +1,128 @@
+"""Which memories a turn is answered with, and which of them its reply used.
+
+A follow-up keeps the fact the turn it continues was answered with; a message about one
+person is not handed memories about someone else. Word rules only, no model call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from assistant.followup import ASKED_FOR, ASKED_TERMS, Resolved
+from assistant.people import about_person, content_words
+from memory.records import Memory
+from memory.tokens import tokenize
+
+# A follow-up is answered with at most this many of its own search's memories, and the
+# one the turn it continues was answered with first: the 1.5B model read whichever fact
+# stood nearby, and every development miss had the answer among five (docs/followups.md).
+FOLLOW_UP_FOUND = 2
+
+
+def answered_with(
+    resolved: Resolved, earlier: Sequence[Memory], found: Sequence[Memory]
+) -> tuple[Memory, ...]:
+    """The memories a message is answered with, from what its search `found`.
+
+    A message about one person ("I need a gift idea for Mom", or "When's her birthday?"
+    after it) is not handed memories about someone else, when some found speak of them:
+    answering with "Jordan's birthday is on June 14" names the wrong person.
+
+    A follow-up gets the best two of what its search found, then the memory the turn it
+    continues was answered with first (`earlier`, that turn's memories). "What time?" after
+    "When am I meeting Alex?" keeps the memory that turn used, even when its own search
+    finds nothing: an empty search must not make the model drop what it was given a turn
+    ago. The resolved query carries the earlier topic, so what it finds comes first.
+    """
+    found = tuple(found)
+    earlier = tuple(earlier) if resolved.follow_up else ()
+    if resolved.person:
+        pool = (*found, *earlier)
+        hits = about_person([m.text for m in pool], resolved.person)
+        about = {m.id for m, hit in zip(pool, hits, strict=True) if hit}
+        if about:
+            found = tuple(m for m in found if m.id in about)
+            earlier = tuple(m for m in earlier if m.id in about)
+    if not resolved.follow_up:
+        return found
+    if resolved.referent and not resolved.person:
+        found = _on_topic(resolved, found)
+    if resolved.bare and earlier[:1]:
+        # "which day?" after "my mum calls every week right": the conversation is still on
+        # the fact that turn was answered with. A second fact beside it (the supervisor's
+        # Friday check-in) is what the 1.5B model answered with, so that fact goes nearest
+        # the question, and alone when the search's best is that fact too.
+        if found[:1] and found[0].id == earlier[0].id:
+            return found[:1]
+        return tuple({m.id: m for m in (*earlier[:1], *found[:1])}.values())
+    kept: dict[str, Memory] = {m.id: m for m in (*found[:FOLLOW_UP_FOUND], *earlier[:1])}
+    # The follow-up's own words name what it asks for: "and mine with the knee guy?" after
+    # Dad's heart appointment got Dad's, the search's best for the query with his words in
+    # it, nearest the question. What shares the most of its own words goes first.
+    own = set(tokenize(resolved.query)) - set(tokenize(resolved.referent)) - ASKED_TERMS
+    return tuple(sorted(kept.values(), key=lambda m: -len(own & set(tokenize(m.text)))))
+
+
+def _on_topic(resolved: Resolved, found: tuple[Memory, ...]) -> tuple[Memory, ...]:
+    """What a follow-up's search found that speaks of the conversation or the message.
+
+    "Since when?" after the penicillin allergy also finds "vegan since January 2022", and
+    "where are they playing?" after Arlo Parks the netball court; the 1.5B model answered
+    with those. A memory stays when it speaks of what the follow-up leans on (`referent`)
+    or names a word of the query ("Am I allergic to anything they serve?" keeps the
+    allergy), and so does the search's best; when none does, all stay.
+    """
+    texts = [m.text for m in found]
+    named = {w.casefold() for w in content_words(resolved.query)} - ASKED_FOR
+    hits = [
+        about or any(w.casefold() in named for w in content_words(text))
+        for text, about in zip(texts, about_person(texts, resolved.referent), strict=True)
+    ]
+    if not any(hits):
+        return found
+    # The search's own best for the resolved query stays too: "Studied at Onderstepoort,
+    # qualified 2011" shares no word with "…and what year did I qualify?", yet tops it.
+    return tuple(m for i, (m, hit) in enumerate(zip(found, hits, strict=True)) if hit or i == 0)
+
+
+def _marks(text: str) -> set[str]:
+    """The words and numbers of a text that can show which fact a reply used."""
+    return {w.casefold().removesuffix("'s") for w in content_words(text)} - ASKED_FOR
+
+
+def reply_used(memories: Sequence[str], reply: str, message: str) -> tuple[str, ...]:
+    """The memories a reply used: those sharing the most of its own words, or none.
+
+    "Ollie Brennan" answered "Who's my dive buddy?" with one memory of the five it was sent;
+    replayed with all five, the next turn's "What's he studying?" got the user's own
+    thesis topic. A word the message itself said shows nothing ("Liam" in "When's Liam's
+    birthday?").
+    """
+    said = _marks(reply) - _marks(message)
+    shared = [len(_marks(text) & said) for text in memories]
+    best = max(shared, default=0)
+    return tuple(text for text, n in zip(memories, shared, strict=True) if best and n == best)
+
+
+class _Answered(Protocol):
+    """A turn as `carried` reads it."""
+
+    message: str
+    reply: str
+    memories: tuple[Memory, ...]
+
+
+def carried(turn: _Answered, before: Sequence[str] = ()) -> tuple[Memory, ...]:
+    """The memories of the turn a follow-up continues, the ones its reply used first.
+
+    The fact a conversation is on is the one the last reply used, not the first its search
+    found: "what time is it?" after the reply named the dentist filling means the filling,
+    not the check-up found beside it. When that reply shows none ("Yes, that is at
+    Salamanca Dental."), the replies `before` it do; else the search's order stands.
+    """
+    texts = [m.text for m in turn.memories]
+    used = set(reply_used(texts, turn.reply, turn.message))
+    if not used and before:
+        used = set(reply_used(texts, " ".join(before), turn.message))
+    return tuple(sorted(turn.memories, key=lambda m: m.text not in used))
