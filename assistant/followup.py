@@ -15,11 +15,14 @@ from dataclasses import dataclass
 
 from assistant.gates.base import Said
 from assistant.people import (
+    FUNCTION_WORDS,
     ONE_PERSON,
     ROLES,
     SELF,
     about_person,
     content_words,
+    is_name,
+    is_question,
     names_in,
     new_names,
     one_person,
@@ -83,6 +86,30 @@ _BACK_WORDS = 20
 _AGAIN = re.compile(r"\b(?:again|earlier|before|back to|the first|that one)\b", re.IGNORECASE)
 
 
+# A question this short with no subject of its own carries on with the last search.
+_IMPLICIT_WORDS = 8
+_OWNED = frozenset("my our your mine ours yours".split())
+
+
+def carries_on(message: str) -> bool:
+    """True for a short question that names no one and nothing of the user's own.
+
+    "how much am I paying now?" after the photo business insurance, "what time's the
+    appointment?" after "Getting ready for the dentist in Hinton": no word the rules above
+    see, and alone the search found the mortgage and the dog's vet visit. "what's my
+    mortgage?" and "how many teeth does an adult cat have?" say what they are about.
+    """
+    tokens = [w.casefold() for w in words(message)]
+    if not tokens or len(tokens) > _IMPLICIT_WORDS or not is_question(message):
+        return False
+    if re.search(r"\d", message) or _OWNED & set(tokens) or ROLES & set(tokens):
+        return False
+    if any(is_name(w) for w in words(message)[1:]):
+        return False
+    own = [w for w in content_words(message) if w.casefold() not in ASKED_FOR | _ASKS]
+    return len(own) <= 2
+
+
 # Which of some names the user's memories mention (the store's keyword index), if known.
 Known = Callable[[list[str]], list[str]] | None
 
@@ -101,6 +128,9 @@ class Resolved:
     rewritten: bool = False
     # It names nothing of its own, only what it asks for ("which day?", "For how long?").
     bare: bool = False
+    # It showed no sign of leaning on the last exchange, but has no subject of its own
+    # (`carries_on`): searched with that exchange's words only if the gate retrieves it.
+    implicit: bool = False
 
     @property
     def source(self) -> str:
@@ -185,6 +215,28 @@ def _answer_names(said: Said) -> str:
     return next(named, "")
 
 
+def names_of(message: str, said: Said) -> bool:
+    """True when a message names someone: a capitalised name, or one typed in lower case."""
+    spelt = (*said.memories, said.assistant)
+    # "and callum's?": whose, though no note spells Callum as a name.
+    owner = (w.casefold().removesuffix("'s") for w in words(message) if w.endswith("'s"))
+    return (
+        any(is_name(w) for w in words(message)[1:])
+        or bool(typed_name(message, spelt))
+        or any(w not in FUNCTION_WORDS for w in owner)
+    )
+
+
+def asked(question: str) -> str:
+    """The one person a question asks about, an opening name included ("Moose has been…")."""
+    person = one_person(question)
+    first = words(question)[:2]
+    # "What time is my Class 1 medical?": a label, not a person.
+    label = len(first) > 1 and first[1][:1].isdigit()
+    opening = bool(first) and first[0].casefold().removesuffix("'s") == person and not label
+    return person if person and (opening or person_in(question).casefold().endswith(person)) else ""
+
+
 def _referent_person(recent: Sequence[Said]) -> str:
     """Who a "she" or "their" points at: the newest person named in what was said."""
     for said in reversed(recent):
@@ -237,9 +289,13 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
     back = _continued(message, recent)
     earlier = recent[-back]
     said = _all_said(earlier)
-    if not leans_on_earlier(message, said, known):
-        return Resolved(query=message, person=one_person(message))
     about = earlier.query or earlier.user
+    if not leans_on_earlier(message, said, known):
+        if back == 1 and earlier.query and earlier.memories and carries_on(message):
+            query = f"{about.strip()} {message.strip()}"
+            referent = " ".join(w for w in content_words(about) if w not in content_words(message))
+            return Resolved(query, True, 1, referent=referent, implicit=True)
+        return Resolved(query=message, person=one_person(message))
     # "Now one about my dog, use his name": the message's own "my dog" comes first.
     pronoun = re.search(r"\b(?:he|him|his|she|her|hers|they|them|their|theirs)\b", message, re.I)
     own = person_in(message[: pronoun.start()]) if pronoun else ""
@@ -272,5 +328,9 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
     referent = " ".join(new)
     query = f"{about.strip()} {message.strip()}" if referent else message
     own = [w for w in content_words(message) if w.casefold() not in ASKED_FOR | _ASKS]
+    # "when's the vet appointment?" after "Moose has been pawing at his mouth" asks about
+    # Moose's, not the other cat's; "and mine?" after Eli's practice asks about the user.
+    person = "" if tokens & SELF or names_of(message, earlier) else asked(earlier.user)
     # "and us?", "and mine?": the same question about someone else, not the same fact.
-    return Resolved(query, True, back, referent=referent, bare=not own and not tokens & SELF)
+    bare = not own and not tokens & SELF
+    return Resolved(query, True, back, referent=referent, person=person, bare=bare)

@@ -136,6 +136,11 @@ def person_in(text: str) -> str:
         # "Class 1", "Ward 7B", "Room 4": a label, not a person.
         return i + 1 < len(tokens) and tokens[i + 1][:1].isdigit()
 
+    def modifier(i: int) -> bool:
+        # "my partner on the Maligne patrols": a name before a thing names the thing.
+        after = tokens[i + 1] if i + 1 < len(tokens) else ""
+        return tokens[i - 1].casefold() == "the" and after.islower() and after not in FUNCTION_WORDS
+
     named_at = -2  # where the last name word stood: a name of two words is one name
     placed_at = -2  # where the last word of a place stood ("in New York")
     for i, w in enumerate(tokens):
@@ -152,7 +157,7 @@ def person_in(text: str) -> str:
                 continue
             found = ("my " if mine else "") + w.removesuffix("'s")
         elif i > 0 and is_name(w) and key not in FUNCTION_WORDS | NO_ONE and not numbered(i):
-            if tokens[i - 1].casefold() in _PLACE_WORDS or placed_at == i - 1:
+            if tokens[i - 1].casefold() in _PLACE_WORDS or placed_at == i - 1 or modifier(i):
                 placed_at = i  # "a house in Wisconsin": a place, never who "he" is
                 continue
             name = w.removesuffix("'s")
@@ -312,7 +317,7 @@ _QUESTION_WORDS = frozenset(
 )
 
 
-def _asks(text: str) -> bool:
+def is_question(text: str) -> bool:
     """True for a question ("anything I should avoid for my son?"), not a request."""
     first = words(text)[:1]
     return text.rstrip().endswith("?") or (bool(first) and first[0].casefold() in _QUESTION_WORDS)
@@ -325,7 +330,7 @@ def by_their_name(query: str, person: str, memories: Sequence[str]) -> str:
     not "Idris is allergic to tree nuts": memories name people by name more often than a
     message does. Asked again as "anything I should avoid for Idris specifically?", it does.
     """
-    if not person or not _by_role(person) or not _asks(query):
+    if not person or not _by_role(person) or not is_question(query):
         return ""  # "now one about my dog, use his name" needs his name, not more facts
     role = _bare(person)
     for text in memories:

@@ -82,7 +82,7 @@ def in_conversation(
         return replace(
             decision, query=decision.query if own else resolved.query, query_source=resolved.source
         )
-    if decision.method is Method.CORRECTION or not continued.query:
+    if decision.method is Method.CORRECTION or not continued.query or resolved.implicit:
         return decision
     return replace(
         decision,

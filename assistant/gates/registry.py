@@ -200,7 +200,9 @@ def decide(
         forced = gate.decision
         # A forced re-run still searches with the conversation's words.
         return in_conversation(forced, resolved, continued) if forced.retrieve else forced
-    decision = _asked(gate, message, Conversation(tuple(said), resolved.query))
+    # An implicit follow-up is judged on its own words: only a retrieve carries it on.
+    meant = message if resolved.implicit else resolved.query
+    decision = _asked(gate, message, Conversation(tuple(said), meant))
     alone = _reads_message_alone(gate)
     own = getattr(gate, "reads_conversation", False)
     # Only a model that read the conversation judged the follow-up with it: the cascade

@@ -864,3 +864,65 @@ def test_a_note_that_says_who_someone_is_gives_them_another_name():
     # A note naming two people makes neither the other's name.
     kids = ["Niamh and I have two kids: Oisín who's 9 and Aoife who's 6.", "Oisín bday 3 may"]
     assert about_person(kids, "Aoife") == [True, False]
+
+
+def test_a_name_before_a_thing_names_the_thing_not_her():
+    # "the Glacier patrols" are patrols: "her" is the partner the reply and a note name.
+    partner = "My field partner this season is Priya Sandhu. We do the Glacier Valley patrols."
+    who = Said("who's my partner on the Glacier patrols this year", "Priya Sandhu.",
+               query="x", memories=(partner,))  # fmt: skip
+    assert resolve("what's her birthday", [who]).query == "what's Priya Sandhu's birthday"
+
+
+def test_a_follow_up_about_one_pet_is_not_answered_with_the_others():
+    # "Moose has been pawing at his mouth" then "when's the vet appointment?": the other
+    # pet's appointment was the one the 1.5B model read out.
+    rex, moose, cat = _memories(
+        "Rex vet appt Tues Oct 14, 2:15pm - annual shots",
+        "Moose - dental cleaning at the vet Thurs Oct 23, 10:30am",
+        "Cat's name is Moose. Orange, very fat.",
+    )
+    worried = Said("Moose has been pawing at his mouth, kind of worried",
+                   "Take him to the vet.", query="x", memories=(moose.text,))  # fmt: skip
+    resolved = resolve("when's the vet appointment?", [worried])
+    assert resolved.follow_up and resolved.person == "moose"
+    assert rex not in answered_with(resolved, (moose,), (rex, moose, cat))
+    # Asked about someone else, by name or about the user: not narrowed to Moose.
+    assert resolve("and rex's?", [worried]).person != "moose"
+    assert resolve("and mine?", [worried]).person == ""
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["what's my mortgage?", "how many teeth does an adult cat have?",
+     "What's the capital of Australia?"],
+)  # fmt: skip
+def test_a_question_that_says_what_it_is_about_does_not_carry_on(message):
+    insurance = Said("Thinking of switching providers for the van insurance", "Sure.",
+                     query="van insurance", memories=("Van insurance: Direct Line",))  # fmt: skip
+    assert "van insurance" not in resolve(message, [insurance]).query
+
+
+VAN = "Van insurance is with Direct Line, £540 a year, renews in March."
+MORTGAGE = "Mortgage is £1,200 a month, paid on the 1st."
+
+
+def test_a_short_question_with_no_subject_carries_on_with_the_last_search(
+    fake_api, sdk_client, tmp_path
+):
+    # "how much am I paying now?" shows no sign of leaning on the last turn; searched alone
+    # it found the mortgage. The local gate retrieves it on its own words.
+    from assistant.gates.local import shared_local_gate
+
+    store = seeded_store(tmp_path / "mem", "tester", VAN, MORTGAGE, ALEX)
+    turns = pipeline(sdk_client, store).with_(gate=shared_local_gate())
+    fake_api.queue(Reply(text="You're with Direct Line."), Reply(text="£540 a year."))
+    first = turns.respond("Thinking of switching providers for the van insurance")
+    turn = turns.respond("how much am I paying now?", [first])
+    assert turn.decision.retrieve and "van insurance" in turn.decision.query
+    assert turn.decision.query_source == "from your last message"
+    assert [m.text for m in turn.memories][:1] == [VAN] and MORTGAGE not in last_user_text(fake_api)
+    # A general question of the same shape is the gate's to judge, and it skips it.
+    fake_api.queue(Reply(text="Eight."))
+    spider = turns.respond("how many legs does a spider have?", [first])
+    assert not spider.searched and spider.memories == ()
