@@ -32,6 +32,8 @@ FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks abo
     "followup_baker_test": "followup_baker_test",
     "followup_beekeeper_test": "followup_beekeeper_test",
     "followup_ranger_test": "followup_ranger_test",
+    "followup_deckhand_test": "followup_deckhand_test",
+    "followup_paramedic_test": "followup_paramedic_test",
 }
 
 
@@ -314,7 +316,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "followup_pilot_dev, followup_chef_test, followup_vet_test, "
                         "followup_farmer_test, followup_student_test, "
                         "followup_architect_test, followup_baker_test, "
-                        "followup_beekeeper_test, followup_ranger_test "
+                        "followup_beekeeper_test, followup_ranger_test, "
+                        "followup_deckhand_test, followup_paramedic_test "
                         "(the unseen sets: score them once)")  # fmt: skip
     parser.add_argument("--markdown", type=Path, help="also write the section (and plot) here")
 
