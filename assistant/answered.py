@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from assistant.followup import ASKED_FOR, ASKED_TERMS, Resolved
+from assistant.followup import ASKED_FOR, ASKED_TERMS, Resolved, reply_used
 from assistant.people import about_person, content_words
 from memory.records import Memory
 from memory.tokens import tokenize
@@ -84,25 +84,6 @@ def _on_topic(resolved: Resolved, found: tuple[Memory, ...]) -> tuple[Memory, ..
     # The search's own best for the resolved query stays too: "Studied at Onderstepoort,
     # qualified 2011" shares no word with "…and what year did I qualify?", yet tops it.
     return tuple(m for i, (m, hit) in enumerate(zip(found, hits, strict=True)) if hit or i == 0)
-
-
-def _marks(text: str) -> set[str]:
-    """The words and numbers of a text that can show which fact a reply used."""
-    return {w.casefold().removesuffix("'s") for w in content_words(text)} - ASKED_FOR
-
-
-def reply_used(memories: Sequence[str], reply: str, message: str) -> tuple[str, ...]:
-    """The memories a reply used: those sharing the most of its own words, or none.
-
-    "Ollie Brennan" answered "Who's my dive buddy?" with one memory of the five it was sent;
-    replayed with all five, the next turn's "What's he studying?" got the user's own
-    thesis topic. A word the message itself said shows nothing ("Liam" in "When's Liam's
-    birthday?").
-    """
-    said = _marks(reply) - _marks(message)
-    shared = [len(_marks(text) & said) for text in memories]
-    best = max(shared, default=0)
-    return tuple(text for text, n in zip(memories, shared, strict=True) if best and n == best)
 
 
 class _Answered(Protocol):

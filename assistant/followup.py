@@ -110,6 +110,25 @@ def carries_on(message: str) -> bool:
     return len(own) <= 2
 
 
+def _marks(text: str) -> set[str]:
+    """The words and numbers of a text that can show which fact a reply used."""
+    return {w.casefold().removesuffix("'s") for w in content_words(text)} - ASKED_FOR
+
+
+def reply_used(memories: Sequence[str], reply: str, message: str) -> tuple[str, ...]:
+    """The memories a reply used: those sharing the most of its own words, or none.
+
+    "Ollie Brennan" answered "Who's my dive buddy?" with one memory of the five it was sent;
+    replayed with all five, the next turn's "What's he studying?" got the user's own
+    thesis topic. A word the message itself said shows nothing ("Liam" in "When's Liam's
+    birthday?").
+    """
+    said = _marks(reply) - _marks(message)
+    shared = [len(_marks(text) & said) for text in memories]
+    best = max(shared, default=0)
+    return tuple(text for text, n in zip(memories, shared, strict=True) if best and n == best)
+
+
 # Which of some names the user's memories mention (the store's keyword index), if known.
 Known = Callable[[list[str]], list[str]] | None
 
@@ -291,7 +310,10 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
     said = _all_said(earlier)
     about = earlier.query or earlier.user
     if not leans_on_earlier(message, said, known):
-        if back == 1 and earlier.query and earlier.memories and carries_on(message):
+        # Only when that exchange's reply used a fact: after "None match." the conversation
+        # is on no fact, and its memories were the wrong ones.
+        used = reply_used(earlier.memories, earlier.assistant, earlier.user)
+        if back == 1 and earlier.query and used and carries_on(message):
             query = f"{about.strip()} {message.strip()}"
             referent = " ".join(w for w in content_words(about) if w not in content_words(message))
             return Resolved(query, True, 1, referent=referent, implicit=True)

@@ -903,6 +903,19 @@ def test_a_question_that_says_what_it_is_about_does_not_carry_on(message):
     assert "van insurance" not in resolve(message, [insurance]).query
 
 
+def test_a_short_question_after_a_reply_that_used_no_fact_is_read_alone():
+    # "None match." to "who are my housemates?": the conversation is on no fact, and the
+    # memories that turn found were the wrong ones.
+    housemates = Said("who are my housemates?", "None match.", query="housemates",
+                      memories=("My dive buddy is Ollie Brennan, a masters student.",))  # fmt: skip
+    assert resolve("which one do i owe money to?", [housemates]).query == (
+        "which one do i owe money to?"
+    )
+    told = Said("who are my housemates?", "Greta and Sam.", query="housemates",
+                memories=("housemates: greta and sam",))  # fmt: skip
+    assert resolve("which one do i owe money to?", [told]).implicit
+
+
 VAN = "Van insurance is with Direct Line, £540 a year, renews in March."
 MORTGAGE = "Mortgage is £1,200 a month, paid on the 1st."
 
