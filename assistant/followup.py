@@ -192,14 +192,25 @@ def leans_on_earlier(message: str, earlier: str = "", known: Known = None) -> bo
     limit = _BACK_WORDS if _BACK.search(message) else 10
     if len(tokens) <= limit and _names_what_was_said(message, earlier):
         return True
+    new = switched_to(message, earlier)
+    if new is None:
+        return False
+    return not new or bool(known and known(new))
+
+
+def switched_to(message: str, earlier: str) -> list[str] | None:
+    """The names a short fragment or "and …" brings that `earlier` lacks; None for neither.
+
+    "And the capital of France?" after Spain's: ["France"], a switch; "What time?": [].
+    """
+    tokens = words(message)
     fragment = len(tokens) <= _FRAGMENT_WORDS and not _VERBS.search(message)
     if fragment and re.search(r"\d", message):
-        return False  # "17 * 23?" is a sum, not a fragment
+        return None  # "17 * 23?" is a sum, not a fragment
     opener = _OPENERS.match(message) or _REACTION_AND.match(message)
     if (fragment or opener) and len(tokens) <= 10:
-        new = new_names(message, earlier)
-        return not new or bool(known and known(new))
-    return False
+        return new_names(message, earlier)
+    return None
 
 
 # "who is the head nurse", "whos our vet again": the answer names the person.
@@ -254,6 +265,17 @@ def asked(question: str) -> str:
     label = len(first) > 1 and first[1][:1].isdigit()
     opening = bool(first) and first[0].casefold().removesuffix("'s") == person and not label
     return person if person and (opening or person_in(question).casefold().endswith(person)) else ""
+
+
+def _asked_about(message: str, earlier: Said) -> str:
+    """Whom a follow-up that names no one asks about: whom the question it continues asked.
+
+    "when's the vet appointment?" after "Moose has been pawing at his mouth" asks about
+    Moose's, not the other cat's; "and mine?" after Eli's practice asks about the user.
+    """
+    if {w.casefold() for w in words(message)} & SELF or names_of(message, earlier):
+        return ""
+    return asked(earlier.user)
 
 
 def _referent_person(recent: Sequence[Said]) -> str:
@@ -316,7 +338,9 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
         if back == 1 and earlier.query and used and carries_on(message):
             query = f"{about.strip()} {message.strip()}"
             referent = " ".join(w for w in content_words(about) if w not in content_words(message))
-            return Resolved(query, True, 1, referent=referent, implicit=True)
+            # "when's the birthday?" after "sorting out presents for my niece": the niece's.
+            person = _asked_about(message, earlier)
+            return Resolved(query, True, 1, referent=referent, person=person, implicit=True)
         return Resolved(query=message, person=one_person(message))
     # "Now one about my dog, use his name": the message's own "my dog" comes first.
     pronoun = re.search(r"\b(?:he|him|his|she|her|hers|they|them|their|theirs)\b", message, re.I)
@@ -350,9 +374,7 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
     referent = " ".join(new)
     query = f"{about.strip()} {message.strip()}" if referent else message
     own = [w for w in content_words(message) if w.casefold() not in ASKED_FOR | _ASKS]
-    # "when's the vet appointment?" after "Moose has been pawing at his mouth" asks about
-    # Moose's, not the other cat's; "and mine?" after Eli's practice asks about the user.
-    person = "" if tokens & SELF or names_of(message, earlier) else asked(earlier.user)
+    person = _asked_about(message, earlier)
     # "and us?", "and mine?": the same question about someone else, not the same fact.
     bare = not own and not tokens & SELF
     return Resolved(query, True, back, referent=referent, person=person, bare=bare)

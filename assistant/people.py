@@ -67,7 +67,8 @@ _PEOPLE_IN_GENERAL = frozenset("kids children".split())
 NO_ONE = frozenset(
     """january february march april may june july august september october november december
     monday tuesday wednesday thursday friday saturday sunday spring summer autumn winter
-    easter christmas xmas halloween thanksgiving
+    easter christmas xmas halloween thanksgiving today tomorrow tonight yesterday everyone
+    everybody someone somebody anyone anybody nobody everything something anything nothing
     american british english irish scottish welsh french german italian spanish portuguese
     polish dutch belgian swiss austrian swedish norwegian danish finnish icelandic greek
     turkish russian ukrainian czech slovak hungarian romanian bulgarian serbian croatian
@@ -156,8 +157,12 @@ def person_in(text: str) -> str:
                 found = owner + " " + w.removesuffix("'s")
                 continue
             found = ("my " if mine else "") + w.removesuffix("'s")
-        elif i > 0 and is_name(w) and key not in FUNCTION_WORDS | NO_ONE and not numbered(i):
-            if tokens[i - 1].casefold() in _PLACE_WORDS or placed_at == i - 1 or modifier(i):
+        elif (i > 0 or w.endswith("'s")) and is_name(w) and key not in FUNCTION_WORDS | NO_ONE:
+            # "Zara's had another flare up": a possessive opening a sentence is a name too.
+            if numbered(i):
+                continue
+            placed = i > 0 and (tokens[i - 1].casefold() in _PLACE_WORDS or modifier(i))
+            if placed or placed_at == i - 1:
                 placed_at = i  # "a house in Wisconsin": a place, never who "he" is
                 continue
             name = w.removesuffix("'s")

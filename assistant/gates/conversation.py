@@ -7,10 +7,10 @@ and what it means standing alone; this step decides what that changes about the 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from assistant.followup import Resolved
+from assistant.followup import Resolved, switched_to
 from assistant.gates.base import GateDecision, Method, Said
 from assistant.gates.vocabulary import name_like
 from assistant.people import SELF, words
@@ -54,6 +54,30 @@ def continues_general(
     # US" is no thing of the user's, though a memory may say "biggest".
     named = [*name_like(continued.user, things=False), *_ACRONYM.findall(continued.user)]
     if known is not None and known(named):
+        return decision
+    return replace(
+        decision, retrieve=False, query="", reason=GENERAL_CHAIN_REASON, method=Method.CONVERSATION
+    )
+
+
+def switches_in_general(
+    decision: GateDecision,
+    message: str,
+    said: Sequence[Said],
+    known: Callable[[list[str]], list[str]] | None,
+) -> GateDecision:
+    """A gate's retrieve on a switch within a general chain, unless the memories know it.
+
+    "and of Wales?" after "What's the capital of Scotland?" names a new place, so it is no
+    follow-up, and the local gate, reading it alone, retrieved it: nothing was found, and
+    the reply was "I don't know that yet". A short "and …" or fragment after a general
+    exchange that names only what the user's memories never mention is general too.
+    """
+    if not (said and decision.retrieve and decision.method in (Method.LOCAL, Method.MODEL)):
+        return decision
+    last = said[-1]
+    new = None if last.query else switched_to(message, f"{last.user} {last.assistant}")
+    if not new or known is None or known(new) or any(w.casefold() in SELF for w in words(message)):
         return decision
     return replace(
         decision, retrieve=False, query="", reason=GENERAL_CHAIN_REASON, method=Method.CONVERSATION

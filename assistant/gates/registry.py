@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from assistant.followup import Resolved
 from assistant.gates.base import Conversation, GateMode, Method, failed_open_decision
-from assistant.gates.conversation import continues_general, in_conversation
+from assistant.gates.conversation import continues_general, in_conversation, switches_in_general
 from assistant.gates.forced import Forced
 from assistant.gates.vocabulary import mentions_of, with_vocabulary
 
@@ -193,7 +193,8 @@ def decide(
     - The rule modes (always, never, length) read the message alone: no conversation.
     - A gate that read the conversation itself (`reads_conversation`) keeps its model's
       standalone query (`keep_query`). Any other decision to retrieve a follow-up of a
-      general exchange is read with that exchange first (`continues_general`).
+      general exchange is read with that exchange first (`continues_general`), and so is
+      a switch within a general chain ("and of Wales?", `switches_in_general`).
     """
     resolved = resolved if resolved is not None else Resolved(query=message)
     if isinstance(gate, Forced):
@@ -210,6 +211,8 @@ def decide(
     if not (alone or (own and decision.method is Method.MODEL)):
         known = None if vocabulary is None else mentions_of(vocabulary)
         decision = continues_general(decision, message, resolved, continued, known)
+        if not resolved.follow_up:
+            decision = switches_in_general(decision, message, said, known)
     if vocabulary is not None:
         decision = with_vocabulary(decision, message, vocabulary)
     if alone:

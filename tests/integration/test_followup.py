@@ -939,3 +939,26 @@ def test_a_short_question_with_no_subject_carries_on_with_the_last_search(
     fake_api.queue(Reply(text="Eight."))
     spider = turns.respond("how many legs does a spider have?", [first])
     assert not spider.searched and spider.memories == ()
+
+
+def test_a_question_that_carries_on_is_about_whom_the_last_one_asked_about():
+    # "when's the birthday?" after presents for the niece was answered with Mama's.
+    mum, oskar = _memories("Mum's birthday - 14 March.", "Oskar (my nephew) turns 5 on 3 June.")
+    presents = Said("sorting out a present for my nephew", "A Lego set for Oskar?",
+                    query="present for my nephew", memories=(oskar.text,))  # fmt: skip
+    resolved = resolve("when's the birthday?", [presents])
+    assert resolved.implicit and resolved.person == "nephew"
+    assert answered_with(resolved, (oskar,), (mum, oskar)) == (oskar,)
+
+
+def test_a_name_opening_the_first_message_is_who_she_is():
+    # "she" had become the cream the note named last ("use Epimax NOT E45").
+    note = "allergies: me - penicillin. Maya - eczema, use Dermol NOT E45"
+    flare = Said("Maya's had another eczema flare up", "Sorry to hear that.", query="x",
+                 memories=(note,))  # fmt: skip
+    cream = Said("and we're out of the cream", "Use Dermol.", memories=(note,),
+                 query="Maya's had another eczema flare up and we're out of the cream")  # fmt: skip
+    resolved = resolve("which one is it she's meant to use", [flare, cream])
+    assert resolved.query == "which one is it Maya's meant to use"
+    # A word a sentence opens with is still no one: "Today's the day" names nobody.
+    assert resolve("is she ready?", [Said("Today's the day", "Good luck!")]).person == ""

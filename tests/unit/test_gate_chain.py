@@ -171,6 +171,22 @@ def test_a_follow_up_of_a_missed_memory_question_still_searches() -> None:
     ).retrieve
 
 
+def test_a_place_the_memories_mention_makes_no_general_chain_personal() -> None:
+    # The user lives in Scotland, so their memories mention it; "and of Wales?" still asks
+    # the world's question, and names a place of its own that they don't mention.
+    asked = [Said("What's the capital of Scotland?", "Edinburgh.")]
+    resolved = resolve("and of Wales?", asked)
+    home = Store(["Scotland"])
+    decision = decide(Judge(retrieves=True), "and of Wales?", asked, resolved, asked[-1],
+                      vocabulary=home)  # fmt: skip
+    assert not decision.retrieve and decision.reason == "continues a general question"
+    # A follow-up that names what the memories know still searches ("and Mum's?").
+    known = Store(["Scotland", "Oban"])
+    oban = resolve("and Oban?", asked, known.mentions)
+    assert decide(Judge(retrieves=True), "and Oban?", asked, oban, asked[-1],
+                  vocabulary=known).retrieve  # fmt: skip
+
+
 def test_a_word_said_with_the_is_no_sign_a_general_question_was_about_the_user() -> None:
     # A memory may say "biggest"; "what's the biggest dairy state in the US" is still the
     # world's question, and so is "and number two?".
