@@ -245,7 +245,7 @@ def _answer_names(said: Said) -> str:
     return next(named, "")
 
 
-def names_of(message: str, said: Said) -> bool:
+def _names_someone(message: str, said: Said) -> bool:
     """True when a message names someone: a capitalised name, or one typed in lower case."""
     spelt = (*said.memories, said.assistant)
     # "and callum's?": whose, though no note spells Callum as a name.
@@ -257,7 +257,7 @@ def names_of(message: str, said: Said) -> bool:
     )
 
 
-def asked(question: str) -> str:
+def _whom_asked(question: str) -> str:
     """The one person a question asks about, an opening name included ("Moose has been…")."""
     person = one_person(question)
     first = words(question)[:2]
@@ -273,9 +273,9 @@ def _asked_about(message: str, earlier: Said) -> str:
     "when's the vet appointment?" after "Moose has been pawing at his mouth" asks about
     Moose's, not the other cat's; "and mine?" after Eli's practice asks about the user.
     """
-    if {w.casefold() for w in words(message)} & SELF or names_of(message, earlier):
+    if {w.casefold() for w in words(message)} & SELF or _names_someone(message, earlier):
         return ""
-    return asked(earlier.user)
+    return _whom_asked(earlier.user)
 
 
 def _referent_person(recent: Sequence[Said]) -> str:
