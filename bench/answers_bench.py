@@ -34,6 +34,7 @@ FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks abo
     "followup_ranger_test": "followup_ranger_test",
     "followup_deckhand_test": "followup_deckhand_test",
     "followup_paramedic_test": "followup_paramedic_test",
+    "followup_teacher2_test": "followup_teacher2_test",
 }
 
 
@@ -317,7 +318,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "followup_farmer_test, followup_student_test, "
                         "followup_architect_test, followup_baker_test, "
                         "followup_beekeeper_test, followup_ranger_test, "
-                        "followup_deckhand_test, followup_paramedic_test "
+                        "followup_deckhand_test, followup_paramedic_test, "
+                        "followup_teacher2_test "
                         "(the unseen sets: score them once)")  # fmt: skip
     parser.add_argument("--markdown", type=Path, help="also write the section (and plot) here")
 
