@@ -99,12 +99,13 @@ def carries_on(message: str) -> bool:
     see, and alone the search found the mortgage and the dog's vet visit. "what's my
     mortgage?" and "how many teeth does an adult cat have?" say what they are about.
     """
-    tokens = [w.casefold() for w in words(message)]
-    if not tokens or len(tokens) > _IMPLICIT_WORDS or not is_question(message):
+    said = words(message)
+    tokens = {w.casefold() for w in said}
+    if not said or len(said) > _IMPLICIT_WORDS or not is_question(message):
         return False
-    if re.search(r"\d", message) or _OWNED & set(tokens) or ROLES & set(tokens):
+    if re.search(r"\d", message) or tokens & (_OWNED | ROLES):
         return False
-    if any(is_name(w) for w in words(message)[1:]):
+    if any(is_name(w) for w in said[1:]):
         return False
     own = [w for w in content_words(message) if w.casefold() not in ASKED_FOR | _ASKS]
     return len(own) <= 2
@@ -331,13 +332,19 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
     earlier = recent[-back]
     said = _all_said(earlier)
     about = earlier.query or earlier.user
+    tokens = {w.casefold() for w in words(message)}
+    # The earlier words a follow-up searched with them brings in.
+    referent = " ".join(w for w in content_words(about) if w.casefold() not in tokens)
     if not leans_on_earlier(message, said, known):
         # Only when that exchange's reply used a fact: after "None match." the conversation
         # is on no fact, and its memories were the wrong ones.
-        used = reply_used(earlier.memories, earlier.assistant, earlier.user)
-        if back == 1 and earlier.query and used and carries_on(message):
+        if (
+            back == 1
+            and earlier.query
+            and carries_on(message)
+            and reply_used(earlier.memories, earlier.assistant, earlier.user)
+        ):
             query = f"{about.strip()} {message.strip()}"
-            referent = " ".join(w for w in content_words(about) if w not in content_words(message))
             # "when's the birthday?" after "sorting out presents for my niece": the niece's.
             person = _asked_about(message, earlier)
             return Resolved(query, True, 1, referent=referent, person=person, implicit=True)
@@ -346,7 +353,6 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
     pronoun = re.search(r"\b(?:he|him|his|she|her|hers|they|them|their|theirs)\b", message, re.I)
     own = person_in(message[: pronoun.start()]) if pronoun else ""
     person = own or _referent_person(recent[: len(recent) - back + 1])
-    tokens = {w.casefold() for w in words(message)}
     # Names the earlier question did not ask about: "And Aoife's?" after "When's Oisín's
     # birthday?" asks the same of Aoife, even when that turn's memories named her. Only in
     # a few words: "Why did Mike move to Alaska?" is a question of its own.
@@ -370,8 +376,6 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
         # only "he" and "she" say for sure that the follow-up asks about one person.
         one = person if pointing(tokens) & ONE_PERSON else ""
         return Resolved(query, True, back, referent=person, person=one, rewritten=True)
-    new = [w for w in content_words(about) if w.casefold() not in tokens]
-    referent = " ".join(new)
     query = f"{about.strip()} {message.strip()}" if referent else message
     own = [w for w in content_words(message) if w.casefold() not in ASKED_FOR | _ASKS]
     person = _asked_about(message, earlier)

@@ -44,7 +44,7 @@ def continues_general(
         return decision
     if not decision.retrieve or decision.method not in (Method.LOCAL, Method.MODEL):
         return decision
-    if any(w.casefold() in SELF for w in words(message)):
+    if _speaks_of_user(message):
         return decision
     if resolved.person.casefold().startswith(("my ", "our ")):
         # "when's his birthday again?" after "My son wants a dinosaur party…": the aside
@@ -55,6 +55,16 @@ def continues_general(
     named = [*name_like(continued.user, things=False), *_ACRONYM.findall(continued.user)]
     if known is not None and known(named):
         return decision
+    return _general(decision)
+
+
+def _speaks_of_user(message: str) -> bool:
+    """True for a message with "I", "my", "we"…: "now one about my dog" is the user's."""
+    return any(w.casefold() in SELF for w in words(message))
+
+
+def _general(decision: GateDecision) -> GateDecision:
+    """The decision turned to skip: the message is as general as the chain it is in."""
     return replace(
         decision, retrieve=False, query="", reason=GENERAL_CHAIN_REASON, method=Method.CONVERSATION
     )
@@ -77,11 +87,9 @@ def switches_in_general(
         return decision
     last = said[-1]
     new = None if last.query else switched_to(message, f"{last.user} {last.assistant}")
-    if not new or known is None or known(new) or any(w.casefold() in SELF for w in words(message)):
+    if not new or known is None or known(new) or _speaks_of_user(message):
         return decision
-    return replace(
-        decision, retrieve=False, query="", reason=GENERAL_CHAIN_REASON, method=Method.CONVERSATION
-    )
+    return _general(decision)
 
 
 def in_conversation(
