@@ -35,6 +35,8 @@ FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks abo
     "followup_deckhand_test": "followup_deckhand_test",
     "followup_paramedic_test": "followup_paramedic_test",
     "followup_teacher2_test": "followup_teacher2_test",
+    "followup_glazier_test": "followup_glazier_test",
+    "followup_midwife_test": "followup_midwife_test",
 }
 
 
@@ -319,7 +321,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "followup_architect_test, followup_baker_test, "
                         "followup_beekeeper_test, followup_ranger_test, "
                         "followup_deckhand_test, followup_paramedic_test, "
-                        "followup_teacher2_test "
+                        "followup_teacher2_test, followup_glazier_test, "
+                        "followup_midwife_test "
                         "(the unseen sets: score them once)")  # fmt: skip
     parser.add_argument("--markdown", type=Path, help="also write the section (and plot) here")
 
