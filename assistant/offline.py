@@ -63,7 +63,9 @@ class OfflineResponder:
         history: Sequence[HistoryItem],
         on_text: TextCallback | None = None,
         lookup: Lookup = Lookup.SKIPPED,
-        meant: str = "",  # noqa: ARG002 - the offline responder answers from memories alone
+        # The offline responder answers from memories alone.
+        meant: str = "",  # noqa: ARG002
+        follows: str = "",  # noqa: ARG002
     ) -> ReplyResult:
         """Reply at once; no tokens are spent."""
         started = self._clock()

@@ -28,7 +28,7 @@ from assistant.gates.vocabulary import mentions_of
 from assistant.people import by_their_name
 from assistant.respond import HistoryItem, Lookup, ReplySource, Responder, TextCallback
 from assistant.text import Label
-from memory.injection import instruction_flag, reply_follows
+from memory.injection import reply_follows, screen
 from memory.records import Memory
 
 if TYPE_CHECKING:  # the store imports Chroma; the pipeline only needs its type here
@@ -51,21 +51,6 @@ def lookup_of(retrieve: bool, search_error: str | None) -> Lookup:
     if not retrieve:
         return Lookup.SKIPPED
     return Lookup.FAILED if search_error else Lookup.SEARCHED
-
-
-def screen(memories: Sequence[Memory]) -> tuple[tuple[Memory, ...], tuple[Memory, ...]]:
-    """(memories the reply may use, memories withheld because they read like instructions)."""
-    # The flag was set when the memory was written; the text is checked again so that
-    # memories stored before the check existed (or imported by older versions) are covered.
-    used: list[Memory] = []
-    withheld: list[Memory] = []
-    for m in memories:
-        flag = m.flag or instruction_flag(m.text)
-        if flag:
-            withheld.append(replace(m, flag=flag))
-        else:
-            used.append(m)
-    return tuple(used), tuple(withheld)
 
 
 def estimate_tokens(text: str) -> int:
@@ -127,6 +112,7 @@ class Turn:
     search_error: str | None = None  # the memory search's own failure
     notice: str | None = None  # e.g. the message was cut
     meant: str = ""  # a follow-up rewritten to stand alone, as the reply model was told
+    follows: str = ""  # or the earlier words it was searched with, as the model was told
     also_searched: str = ""  # the query asked again by the name of whom it asks about
     variant: Variant = Variant.GATED
     id: int = field(default_factory=lambda: next(_turn_ids))
@@ -169,7 +155,8 @@ class Turn:
         searched = self.lookup is Lookup.SEARCHED
         used = reply_used([m.text for m in self.memories], self.reply, self.message)
         lookup = Lookup.SKIPPED if searched and not used else self.lookup
-        return HistoryItem(self.message, self.reply, used, lookup, self.meant if used else "")
+        meant, follows = (self.meant, self.follows) if used else ("", "")
+        return HistoryItem(self.message, self.reply, used, lookup, meant, follows)
 
 
 _log = logging.getLogger(__name__)
@@ -317,9 +304,14 @@ class Pipeline:
         # alone, as the products they stand for do, and their decision has no query_source.
         read_with_conversation = decision.retrieve and bool(decision.query_source)
         meant = resolved.query if resolved.rewritten and read_with_conversation else ""
-        result = self.responder.reply(
-            message, memories, past, on_text=on_text, lookup=lookup, meant=meant
-        )
+        # One searched with the earlier words ("When am I meeting Alex? What time?") is told
+        # those words, as the user said them or as they were meant: "what time's the vet?"
+        # after "good thing she's booked in" follows "good thing Kasza's booked in".
+        follows = ""
+        if read_with_conversation and not meant and continued is not None:
+            follows = continued.meant or continued.message
+        told = {"lookup": lookup, "meant": meant, "follows": follows}
+        result = self.responder.reply(message, memories, past, on_text=on_text, **told)
         obeyed = self._obeyed(result.text, memories, message) if result.error is None else ()
         if obeyed:
             # The reply carried out an instruction hidden in a memory the check let through:
@@ -327,7 +319,7 @@ class Pipeline:
             memories = tuple(m for m in memories if m.id not in {o.id for o in obeyed})
             withheld += obeyed
             first = result
-            result = self.responder.reply(message, memories, past, lookup=lookup, meant=meant)
+            result = self.responder.reply(message, memories, past, **told)
             result.elapsed_ms += first.elapsed_ms
             result.input_tokens += first.input_tokens
             result.output_tokens += first.output_tokens
@@ -373,6 +365,7 @@ class Pipeline:
             search_error=error,
             notice=notice,
             meant=meant,
+            follows=follows,
             variant=variant,
         )
 

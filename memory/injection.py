@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from memory.records import Memory
 
 # Words that name the model's own output: a user's fact has no reason to mention them.
 _OUTPUT = r"(?:reply|replies|response|responses|answer|answers|output|outputs|message|messages)"
@@ -205,6 +208,21 @@ def instruction_flag(text: str) -> str | None:
     """Why `text` reads like an instruction to the assistant, or None when it does not."""
     rule = match(text)
     return None if rule is None else f"reads like an instruction to the assistant: {rule.reason}"
+
+
+def screen(memories: Sequence[Memory]) -> tuple[tuple[Memory, ...], tuple[Memory, ...]]:
+    """(memories the reply may use, memories withheld because they read like instructions)."""
+    # The flag was set when the memory was written; the text is checked again so that
+    # memories stored before the check existed (or imported by older versions) are covered.
+    used: list[Memory] = []
+    withheld: list[Memory] = []
+    for m in memories:
+        flag = m.flag or instruction_flag(m.text)
+        if flag:
+            withheld.append(replace(m, flag=flag))
+        else:
+            used.append(m)
+    return tuple(used), tuple(withheld)
 
 
 # ---- the reply check ------------------------------------------------------------------
