@@ -83,6 +83,9 @@ _ASKS = frozenset("where were wher when wen whn why how who what wat wot which w
 _DEFINITE = re.compile(r"\b(?:the|that|those)\s+([A-Za-z][a-z-]{2,})\b", re.IGNORECASE)
 _BACK = re.compile(r"\b(?:back to|going back|returning to)\b", re.IGNORECASE)
 _BACK_WORDS = 20
+# A question that opens by going back ("ok back to the appt - what time?") leans on an
+# earlier exchange even when it names the topic in words that exchange never used.
+_GOES_BACK = re.compile(r"^\W*(?:(?:ok|okay|so|anyway|right|alright|but)\W+)?back to\b", re.I)
 _AGAIN = re.compile(r"\b(?:again|earlier|before|back to|the first|that one)\b", re.IGNORECASE)
 
 
@@ -188,6 +191,8 @@ def leans_on_earlier(message: str, earlier: str = "", known: Known = None) -> bo
         return True  # "Who on my team should I ask about that?": it ends on what was said
     if len(tokens) <= 2 and tokens[0] in _ASKS:
         return True  # "Where?", "were?" (a typed "where"), "why though"
+    if _GOES_BACK.match(message) and is_question(message):
+        return True
     # "ok back to the camping trip, which day do we come home?" says it goes back, at any
     # length up to a sentence.
     limit = _BACK_WORDS if _BACK.search(message) else 10

@@ -190,6 +190,23 @@ def test_a_long_message_that_goes_back_to_the_memory_topic_continues_it():
     ).follow_up
 
 
+def test_a_question_that_opens_by_going_back_continues_the_memory_topic():
+    # "the appt" is a word the first exchange never used ("well-child visit"): only the
+    # opening "back to" says where the question goes (teacher2 set, read after scoring).
+    visit = Said(
+        "when's Sofi's well-child visit with Dr Patel",
+        "Sofi's well-child visit is on 14 Jan.",
+        query="Sofi's well-child visit with Dr Patel",
+        memories=("Sofi well-child visit w/ Dr Patel, Jan 14 9:30am",),
+    )
+    aside = Said("btw how do u say pediatrician in spanish lol", "Pediatra.")
+    resolved = resolve("ok back to the appt - what time?", [visit, aside])
+    assert resolved.follow_up and resolved.turns_back == 2
+    assert "well-child visit" in resolved.query
+    # A statement that merely says "back to" stays a message of its own.
+    assert not resolve("back to work tomorrow, ugh", [visit, aside]).follow_up
+
+
 def test_going_back_to_a_topic_skips_an_aside_that_was_searched():
     birthday = Said(
         "When's Tyler's birthday?",
