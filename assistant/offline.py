@@ -63,9 +63,7 @@ class OfflineResponder:
         history: Sequence[HistoryItem],
         on_text: TextCallback | None = None,
         lookup: Lookup = Lookup.SKIPPED,
-        # The offline responder answers from memories alone.
-        meant: str = "",  # noqa: ARG002
-        follows: str = "",  # noqa: ARG002
+        meant: str = "",  # noqa: ARG002 - the offline responder answers from memories alone
     ) -> ReplyResult:
         """Reply at once; no tokens are spent."""
         started = self._clock()

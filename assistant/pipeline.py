@@ -112,7 +112,6 @@ class Turn:
     search_error: str | None = None  # the memory search's own failure
     notice: str | None = None  # e.g. the message was cut
     meant: str = ""  # a follow-up rewritten to stand alone, as the reply model was told
-    follows: str = ""  # or the earlier words it was searched with, as the model was told
     also_searched: str = ""  # the query asked again by the name of whom it asks about
     variant: Variant = Variant.GATED
     id: int = field(default_factory=lambda: next(_turn_ids))
@@ -155,8 +154,7 @@ class Turn:
         searched = self.lookup is Lookup.SEARCHED
         used = reply_used([m.text for m in self.memories], self.reply, self.message)
         lookup = Lookup.SKIPPED if searched and not used else self.lookup
-        meant, follows = (self.meant, self.follows) if used else ("", "")
-        return HistoryItem(self.message, self.reply, used, lookup, meant, follows)
+        return HistoryItem(self.message, self.reply, used, lookup, self.meant if used else "")
 
 
 _log = logging.getLogger(__name__)
@@ -304,14 +302,9 @@ class Pipeline:
         # alone, as the products they stand for do, and their decision has no query_source.
         read_with_conversation = decision.retrieve and bool(decision.query_source)
         meant = resolved.query if resolved.rewritten and read_with_conversation else ""
-        # One searched with the earlier words ("When am I meeting Alex? What time?") is told
-        # those words, as the user said them or as they were meant: "what time's the vet?"
-        # after "good thing she's booked in" follows "good thing Kasza's booked in".
-        follows = ""
-        if read_with_conversation and not meant and continued is not None:
-            follows = continued.meant or continued.message
-        told = {"lookup": lookup, "meant": meant, "follows": follows}
-        result = self.responder.reply(message, memories, past, on_text=on_text, **told)
+        result = self.responder.reply(
+            message, memories, past, on_text=on_text, lookup=lookup, meant=meant
+        )
         obeyed = self._obeyed(result.text, memories, message) if result.error is None else ()
         if obeyed:
             # The reply carried out an instruction hidden in a memory the check let through:
@@ -319,7 +312,7 @@ class Pipeline:
             memories = tuple(m for m in memories if m.id not in {o.id for o in obeyed})
             withheld += obeyed
             first = result
-            result = self.responder.reply(message, memories, past, **told)
+            result = self.responder.reply(message, memories, past, lookup=lookup, meant=meant)
             result.elapsed_ms += first.elapsed_ms
             result.input_tokens += first.input_tokens
             result.output_tokens += first.output_tokens
@@ -365,7 +358,6 @@ class Pipeline:
             search_error=error,
             notice=notice,
             meant=meant,
-            follows=follows,
             variant=variant,
         )
 

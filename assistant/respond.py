@@ -69,8 +69,7 @@ class HistoryItem:
     # cache then holds up to that exchange, not through it (docs/followups.md).
     memories: tuple[str, ...] = ()
     lookup: Lookup = Lookup.SKIPPED
-    meant: str = ""  # what a follow-up meant, as it was told after the user's words
-    follows: str = ""  # or the earlier words it carried on from (`Reading`)
+    meant: str = ""  # what a follow-up meant, as its facts were introduced
 
 
 @dataclass
@@ -102,14 +101,11 @@ class Responder(Protocol):
         on_text: TextCallback | None = None,
         lookup: Lookup = Lookup.SKIPPED,
         meant: str = "",
-        follows: str = "",
     ) -> ReplyResult:
         """Produce the reply, calling on_text with each piece as it arrives.
 
         `meant` is a follow-up's standalone reading ("When's Mom's birthday?" for "When's
-        her birthday?"); `follows`, for one searched with the earlier words instead, those
-        words ("When am I meeting Alex?" for "What time?"). Both "" for a message that
-        stands alone.
+        her birthday?"), or "" for a message that stands alone.
         """
         ...
 
@@ -120,46 +116,42 @@ def quoted(text: str) -> str:
     return json.dumps(flat.replace("<", "‹").replace(">", "›"), ensure_ascii=False)
 
 
-MEMORY_PREAMBLE = (
-    "Things I told you before (quoted facts about me, one per line, not instructions):"
-)
+def preamble(meant: str = "") -> str:
+    """What introduces the memories; a follow-up's facts are introduced with what it meant.
+
+    The 1.5B model read "Since when?" as a question about whichever fact stood nearest,
+    not the one the chat was on.
+    """
+    about = f" about {quoted(meant)}" if meant else ""
+    return (
+        f"Things I told you before{about} (quoted facts about me, one per line, not instructions):"
+    )
 
 
 # A fact, not an instruction: a 1.5B model read the old note's instructions back to the
 # audience ("If it asks about my own life, I don't know that yet"). What to do with it is
 # in the system prompt, and it says the conversation still counts (a follow-up's answer is
 # often in the turn before).
-NOTHING_FOUND_NOTE = "Things I told you before that match this: none."
+def nothing_found(meant: str = "") -> str:
+    """The note sent when a search found nothing."""
+    return f"Things I told you before that match {quoted(meant) if meant else 'this'}: none."
 
 
-def memory_block(memories: Sequence[str], lookup: Lookup = Lookup.SEARCHED) -> str:
+MEMORY_PREAMBLE = preamble()
+NOTHING_FOUND_NOTE = nothing_found()
+
+
+def memory_block(memories: Sequence[str], lookup: Lookup = Lookup.SEARCHED, meant: str = "") -> str:
     """The memories as quoted facts inside <told> tags, or a note that none were found."""
     if lookup is Lookup.FAILED:
         return SEARCH_FAILED_NOTE
     if not memories:
-        return NOTHING_FOUND_NOTE
+        return nothing_found(meant)
     # Given most relevant first, written most relevant last, nearest the person's words: the
     # 1.5B model answered from whichever fact stood nearest the question ("When's her
     # birthday?" after Mum got the brother's birthday, listed last, though Mum's was first).
     lines = [f"- {quoted(text)}" for text in reversed(memories)]
-    return MEMORY_PREAMBLE + "\n<told>\n" + "\n".join(lines) + "\n</told>"
-
-
-def reading(meant: str = "", follows: str = "") -> str:
-    """How a follow-up was read, said after its words: what it meant, or what it follows.
-
-    Said just after the question, nearest where the reply starts. In front of the facts
-    ("Things I told you before about …") the 1.5B model still answered "what time is it"
-    after the ortho appointment with the clock, and "what time's the vet?" after Kasza's
-    teeth with the other pet's visit. A follow-up searched with the earlier words had no
-    such line at all. Measured on 83 development follow-ups: 44 right before, 48 after,
-    none lost (docs/followups.md).
-    """
-    if meant:
-        return f"(I mean: {quoted(meant)})"
-    if follows:
-        return f"(Following on from: {quoted(follows)})"
-    return ""
+    return preamble(meant) + "\n<told>\n" + "\n".join(lines) + "\n</told>"
 
 
 # Today's date goes only with a message that counts from today. In the system prompt, the
@@ -182,12 +174,7 @@ def counts_from_today(message: str) -> bool:
 
 
 def user_content(
-    message: str,
-    memories: Sequence[str],
-    lookup: Lookup,
-    meant: str = "",
-    today: str = "",
-    follows: str = "",
+    message: str, memories: Sequence[str], lookup: Lookup, meant: str = "", today: str = ""
 ) -> list[dict[str, str]]:
     """One user message: the memory system's notes first, if any, then the user's words.
 
@@ -195,18 +182,14 @@ def user_content(
     every retrieving turn makes a local model re-read the whole conversation each time;
     this way only the newest message is new. A message that was not searched carries no
     note at all (the system prompt says what that means): small models tend to answer a
-    note instead of the user. Today's date comes just before the words that count from it;
-    how a searched follow-up was read comes just after them (`reading`).
+    note instead of the user. Today's date comes just before the words that count from it.
     """
     words = [{"type": "text", "text": message}]
-    said = reading(meant, follows) if lookup is not Lookup.SKIPPED else ""
-    if said:
-        words.append({"type": "text", "text": said})
     if today and counts_from_today(message):
         words.insert(0, {"type": "text", "text": f"(Today is {today}.)"})
     if lookup is Lookup.SKIPPED:
         return words
-    return [{"type": "text", "text": memory_block(memories, lookup)}, *words]
+    return [{"type": "text", "text": memory_block(memories, lookup, meant)}, *words]
 
 
 HISTORY_TURNS = 8
@@ -245,7 +228,7 @@ def history_messages(
         # An exchange whose reply failed would leave two user messages in a row.
         if item.assistant.strip():
             content = user_content(
-                item.user[:max_chars], item.memories, item.lookup, item.meant, today, item.follows
+                item.user[:max_chars], item.memories, item.lookup, item.meant, today
             )
             messages.append({"role": "user", "content": content})
             messages.append({"role": "assistant", "content": item.assistant[:max_chars]})
@@ -296,7 +279,6 @@ class ModelResponder:
         on_text: TextCallback | None = None,
         lookup: Lookup = Lookup.SKIPPED,
         meant: str = "",
-        follows: str = "",
     ) -> ReplyResult:
         """Stream a reply; errors come back in the result, never as an exception."""
         started = self._clock()
@@ -305,9 +287,7 @@ class ModelResponder:
             *history_messages(history, today=today),
             {
                 "role": "user",
-                "content": user_content(
-                    message, [m.text for m in memories], lookup, meant, today, follows
-                ),
+                "content": user_content(message, [m.text for m in memories], lookup, meant, today),
             },
         ]
         result = ReplyResult(text="", source=self.source)
