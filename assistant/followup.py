@@ -251,6 +251,11 @@ def _answer_names(said: Said) -> str:
     return next(named, "")
 
 
+def speaks_of_user(message: str) -> bool:
+    """True for a message with "I", "my", "we"…: "now one about my dog" is the user's."""
+    return any(w.casefold() in SELF for w in words(message))
+
+
 def _names_someone(message: str, said: Said) -> bool:
     """True when a message names someone: a capitalised name, or one typed in lower case."""
     spelt = (*said.memories, said.assistant)
@@ -279,7 +284,7 @@ def _asked_about(message: str, earlier: Said) -> str:
     "when's the vet appointment?" after "Moose has been pawing at his mouth" asks about
     Moose's, not the other cat's; "and mine?" after Eli's practice asks about the user.
     """
-    if {w.casefold() for w in words(message)} & SELF or _names_someone(message, earlier):
+    if speaks_of_user(message) or _names_someone(message, earlier):
         return ""
     return _whom_asked(earlier.user)
 

@@ -10,10 +10,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from assistant.followup import Resolved, switched_to
+from assistant.followup import Resolved, speaks_of_user, switched_to
 from assistant.gates.base import GateDecision, Method, Said
 from assistant.gates.vocabulary import name_like
-from assistant.people import SELF, words
 
 FOLLOW_UP_REASON = "follows up on your memories"
 GENERAL_CHAIN_REASON = "continues a general question"
@@ -44,7 +43,7 @@ def continues_general(
         return decision
     if not decision.retrieve or decision.method not in (Method.LOCAL, Method.MODEL):
         return decision
-    if _speaks_of_user(message):
+    if speaks_of_user(message):
         return decision
     if resolved.person.casefold().startswith(("my ", "our ")):
         # "when's his birthday again?" after "My son wants a dinosaur party…": the aside
@@ -56,11 +55,6 @@ def continues_general(
     if known is not None and known(named):
         return decision
     return _general(decision)
-
-
-def _speaks_of_user(message: str) -> bool:
-    """True for a message with "I", "my", "we"…: "now one about my dog" is the user's."""
-    return any(w.casefold() in SELF for w in words(message))
 
 
 def _general(decision: GateDecision) -> GateDecision:
@@ -87,7 +81,7 @@ def switches_in_general(
         return decision
     last = said[-1]
     new = None if last.query else switched_to(message, f"{last.user} {last.assistant}")
-    if not new or known is None or known(new) or _speaks_of_user(message):
+    if not new or known is None or known(new) or speaks_of_user(message):
         return decision
     return _general(decision)
 
