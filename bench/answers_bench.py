@@ -37,6 +37,8 @@ FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks abo
     "followup_teacher2_test": "followup_teacher2_test",
     "followup_glazier_test": "followup_glazier_test",
     "followup_midwife_test": "followup_midwife_test",
+    "followup_busdriver_test": "followup_busdriver_test",
+    "followup_translator_test": "followup_translator_test",
 }
 
 
@@ -322,7 +324,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "followup_beekeeper_test, followup_ranger_test, "
                         "followup_deckhand_test, followup_paramedic_test, "
                         "followup_teacher2_test, followup_glazier_test, "
-                        "followup_midwife_test "
+                        "followup_midwife_test, followup_busdriver_test, "
+                        "followup_translator_test "
                         "(the unseen sets: score them once)")  # fmt: skip
     parser.add_argument("--markdown", type=Path, help="also write the section (and plot) here")
 
