@@ -333,6 +333,28 @@ def _continued(message: str, recent: Sequence[Said]) -> int:
     return 1
 
 
+def _carried_on(message: str, recent: Sequence[Said]) -> int:
+    """How many exchanges back a question with no subject of its own carries on, or 0.
+
+    The last search, when its reply used a fact: after "None match." the conversation is on
+    no fact, and its memories were the wrong ones. Past general asides too: "how much is the
+    fee?" after the NMBI renewal and "what's the capital of vietnam?" asks the NMBI fee, as
+    long as the aside itself said nothing of it.
+    """
+    if not carries_on(message):
+        return 0
+    for back in range(1, len(recent) + 1):
+        earlier = recent[-back]
+        if earlier.query:
+            used = reply_used(earlier.memories, earlier.assistant, earlier.user)
+            return back if used else 0
+        # "what's the population of hanoi?" after "what's the capital of vietnam?" asks on.
+        aside = {w.casefold() for w in words(_all_said(earlier))}
+        if any(w.casefold() in aside for w in content_words(message)):
+            return 0
+    return 0
+
+
 def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolved:
     """The message as a standalone query, using the last exchanges (oldest first) if needed."""
     recent = list(recent)[-RECENT_TURNS:]
@@ -346,18 +368,15 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
     # The earlier words a follow-up searched with them brings in.
     referent = " ".join(w for w in content_words(about) if w.casefold() not in tokens)
     if not leans_on_earlier(message, said, known):
-        # Only when that exchange's reply used a fact: after "None match." the conversation
-        # is on no fact, and its memories were the wrong ones.
-        if (
-            back == 1
-            and earlier.query
-            and carries_on(message)
-            and reply_used(earlier.memories, earlier.assistant, earlier.user)
-        ):
+        back = _carried_on(message, recent) if back == 1 else 0
+        if back:
+            earlier = recent[-back]
+            about = earlier.query
             query = f"{about.strip()} {message.strip()}"
+            referent = " ".join(w for w in content_words(about) if w.casefold() not in tokens)
             # "when's the birthday?" after "sorting out presents for my niece": the niece's.
             person = _asked_about(message, earlier)
-            return Resolved(query, True, 1, referent=referent, person=person, implicit=True)
+            return Resolved(query, True, back, referent=referent, person=person, implicit=True)
         return Resolved(query=message, person=one_person(message))
     # "Now one about my dog, use his name": the message's own "my dog" comes first.
     pronoun = re.search(r"\b(?:he|him|his|she|her|hers|they|them|their|theirs)\b", message, re.I)

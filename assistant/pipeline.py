@@ -26,6 +26,7 @@ from assistant.gates.forced import Forced
 from assistant.gates.registry import decide
 from assistant.gates.vocabulary import mentions_of
 from assistant.people import by_their_name
+from assistant.pets import by_its_kind
 from assistant.respond import HistoryItem, Lookup, ReplySource, Responder, TextCallback
 from assistant.text import Label
 from memory.injection import reply_follows, screen
@@ -227,10 +228,12 @@ class Pipeline:
         """The top k for the query, and the query asked again by the person's name, if it was.
 
         "my son" in the message, "Idris" in the memories: what is stored about him by name
-        fills the places of the top k that the query itself left free (`by_their_name`).
+        fills the places of the top k that the query itself left free (`by_their_name`);
+        "my dog" and "Biscuit (beagle)" likewise (`by_its_kind`).
         """
         found = self.store.search(query, k=self.k)
-        again = by_their_name(query, person, [m.text for m in found])
+        texts = [m.text for m in found]
+        again = by_their_name(query, person, texts) or by_its_kind(query, texts)
         if not again:
             return tuple(found), ""
         # The query's own ranking first: a follow-up keeps only the best two of it.

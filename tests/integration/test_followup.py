@@ -12,6 +12,7 @@ from assistant.gates.llm import LlmGate
 from assistant.gates.rules import always_gate
 from assistant.offline import OfflineResponder
 from assistant.people import about_person, by_their_name
+from assistant.pets import by_its_kind
 from assistant.pipeline import Pipeline, Turn
 from assistant.respond import NOTHING_FOUND_NOTE, ModelResponder
 from memory.records import Memory
@@ -722,6 +723,28 @@ def test_someone_asked_about_by_role_is_also_searched_by_their_name(tmp_path):
     assert by_their_name("how old is my dog", "my dog", dog) == "how old is Mango"
 
 
+def test_a_pet_asked_about_by_its_kind_is_found_by_its_breed_and_vet(tmp_path):
+    # Midwife set, read after scoring: no note says "dog", and the search found nothing.
+    biscuit = "Biscuit (beagle) booster vaccine - Riverview Vets, Bishopstown, €65"
+    store = seeded_store(
+        tmp_path / "mem",
+        "tester",
+        biscuit,
+        "Liam's teacher this year is Ms Kiely, 3rd class, room 6",
+        "Declan's bday 14 March - he wants the Garmin watch",
+        "spare house key is with Mrs O'Leary at no. 14",
+    )
+    turns = Pipeline(gate=always_gate(), store=store, responder=OfflineResponder())
+    message = "now one about my dog, use his name"
+    assert biscuit not in [m.text for m in store.search(message)]  # the words alone miss it
+    turn = turns.respond(message)
+    assert [m.text for m in turn.memories] == [biscuit]
+    assert "beagle" in turn.also_searched
+    # A note already found about a pet is enough: nothing is asked again.
+    assert by_its_kind("how old is my dog?", [biscuit]) == ""
+    assert by_its_kind("how old is my brother?", []) == ""
+
+
 def test_what_a_follow_up_asks_for_is_no_topic_a_distractor_can_share():
     physio, barista = _memories(
         "physio for my shoulder (dive strain) thursdays 5pm w/ Kate at Hobart Physio",
@@ -931,6 +954,21 @@ def test_a_short_question_after_a_reply_that_used_no_fact_is_read_alone():
     told = Said("who are my housemates?", "Greta and Sam.", query="housemates",
                 memories=("housemates: greta and sam",))  # fmt: skip
     assert resolve("which one do i owe money to?", [told]).implicit
+
+
+def test_a_short_question_after_a_general_aside_carries_on_with_the_search_before_it():
+    # Midwife set, read after scoring: "how much is the fee?" was searched alone and
+    # answered with the gas bill. Neither exchange says "fee", so nothing points back.
+    fee = "NMBI registration renewal €150, due by 31 Jan"
+    nmbi = Said("when does my NMBI registration need renewing", "By 31 January.",
+                query="when does my NMBI registration need renewing", memories=(fee,))  # fmt: skip
+    aside = Said("what's the capital of vietnam?", "Hanoi.")
+    resolved = resolve("how much is the fee?", [nmbi, aside])
+    assert resolved.implicit and resolved.turns_back == 2 and "NMBI" in resolved.query
+    # A question about what the aside spoke of stays with the aside, and one that names
+    # its own subject is read alone.
+    assert not resolve("what's the population of hanoi?", [nmbi, aside]).follow_up
+    assert not resolve("how big is vietnam?", [nmbi, aside]).follow_up
 
 
 VAN = "Van insurance is with Direct Line, £540 a year, renews in March."

@@ -1,0 +1,52 @@
+"""Pets: an animal asked about by its kind ("my dog") and saved by its name or breed.
+
+"now one about my dog, use his name" after a joke: the notes say "Biscuit (beagle) booster
+vaccine at Riverview Vets", never "dog", so the search found nothing above its cut-off and
+the model said it knew of no dog. Asked again in the words notes about a pet use (its
+breeds, the vet, the jabs), the search finds Biscuit's note. A word list, no model call.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from memory.tokens import tokenize
+
+# What a note about any pet may say instead of its kind. Not "food", "lead", "walk" or
+# "lab": every store has them in other senses ("lead time", "lab results").
+_CARE = "vet vets veterinary vaccine vaccination booster jab flea fleas worming wormer microchip"
+_KINDS = {
+    "dog": f"""dog puppy {_CARE} kennel groomer labrador retriever spaniel cockapoo cavapoo
+        labradoodle beagle terrier staffie staffy collie poodle dachshund pug husky greyhound
+        whippet lurcher schnauzer bulldog frenchie alsatian corgi chihuahua rottweiler
+        doberman vizsla weimaraner westie yorkie""",
+    "cat": f"""cat kitten {_CARE} cattery litter catflap tabby siamese persian ragdoll bengal
+        sphynx moggy burmese""",
+}
+_ALSO = {"dogs": "dog", "puppy": "dog", "pup": "dog", "doggo": "dog", "cats": "cat",
+         "kitten": "cat", "kitty": "cat"}  # fmt: skip
+_OWN_ANIMAL = re.compile(
+    r"\b(?:my|our|the)\s+(dogs?|puppy|pup|doggo|cats?|kitten|kitty|pets?)\b", re.IGNORECASE
+)
+
+
+def _cues(kind: str) -> str:
+    if kind.startswith("pet"):
+        return " ".join(dict.fromkeys(f"{_KINDS['dog']} {_KINDS['cat']}".split()))
+    return " ".join(_KINDS[_ALSO.get(kind, kind)].split())
+
+
+def by_its_kind(query: str, memories: Sequence[str]) -> str:
+    """The query asked again in the words of notes about the user's pet of that kind, or "".
+
+    Only when none of the memories found already speaks of such a pet.
+    """
+    asked = _OWN_ANIMAL.search(query)
+    if not asked:
+        return ""
+    cues = _cues(asked.group(1).casefold())
+    said = set(tokenize(cues))
+    if any(said & set(tokenize(text)) for text in memories):
+        return ""
+    return cues
