@@ -22,6 +22,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from assistant.gates.base import GateDecision, Method
+from assistant.people import FUNCTION_WORDS, ROLES, SELF
 
 if TYPE_CHECKING:
     from memory.store import MemoryStore
@@ -38,6 +39,16 @@ _NOT_THINGS = frozenset(
     """best worst most least first last next same other difference meaning capital way
     number difference average sum total name time date day week month year world
     """.split()
+)
+_OWNER = re.compile(r"\b([^\W\d_][\w-]+)['’]s\b")
+# Whose "'s" is grammar, time or kin, not a name: "it's", "today's", "mum's".
+_NO_OWNERS = (
+    FUNCTION_WORDS
+    | ROLES
+    | SELF
+    | frozenset(
+        "who today tomorrow yesterday tonight year week month world everyone someone nobody".split()
+    )
 )
 _log = logging.getLogger(__name__)
 
@@ -64,6 +75,8 @@ def name_like(message: str, things: bool = True) -> list[str]:
         if len(words) == 1 and words[0] != "I":
             out.append(re.sub(r"['’]s?$", "", words[0]))
     out += _CODE.findall(message)
+    # "where's tomás's futsal": a name typed in lower case, known by the "'s" it owns.
+    out += [w for w in _OWNER.findall(message) if w.islower() and w not in _NO_OWNERS]
     if things and len(message.split()) <= MAX_DEFINITE_WORDS:
         # "the company", "the flat", "the seed": a short question about a thing it takes
         # for known. Only a thing this user's memories talk about counts (see `mentions`).
