@@ -15,23 +15,20 @@ from dataclasses import dataclass
 
 from assistant.gates.base import Said
 from assistant.people import (
-    FUNCTION_WORDS,
     ONE_PERSON,
     ROLES,
     SELF,
-    about_person,
     content_words,
     is_name,
     is_question,
-    names_in,
     new_names,
     one_person,
     person_in,
     pointing,
     substitute,
-    typed_name,
     words,
 )
+from assistant.referents import asked_about, referent_person
 from memory.tokens import tokenize
 
 RECENT_TURNS = 3  # as memU's pre-retrieval decision reads: the last three exchanges
@@ -219,90 +216,6 @@ def switched_to(message: str, earlier: str) -> list[str] | None:
     return None
 
 
-# "who is the head nurse", "whos our vet again": the answer names the person.
-_WHO = re.compile(r"^\W*(?:who|whos|who['’]s)\b", re.IGNORECASE)
-
-
-def _answer_names(said: Said) -> str:
-    """The person a "who …?" exchange named, asked for by role: in its reply and a memory.
-
-    "how long has she been with us?" after "who is the head nurse" asks about Zanele
-    Mokoena, whom the reply named, not any nurse. Only a name the memories back up: a reply
-    may name someone the store never mentioned.
-    """
-    if not (_WHO.match(said.user) and said.memories):
-        return ""
-    asked_for = person_in(said.user)
-    if asked_for and asked_for.split()[-1].casefold() not in ROLES:
-        return ""  # "who's Teo": the question names him, and "his" is Teo
-    # Not a name the question gave: "Aoife's teacher is Ms Brennan" answers with Ms Brennan.
-    asked = {name.casefold() for name in names_in(said.user)}
-    # And a memory about them says what the question asked: "Who's my client in
-    # Villeurbanne?" answered with the other client, whose memory never says Villeurbanne,
-    # made "his permit" hers.
-    topic = {t for t in tokenize(said.user) if t not in ROLES}
-
-    def backed(name: str) -> bool:
-        hits = about_person(said.memories, name)
-        about = [t for t, hit in zip(said.memories, hits, strict=True) if hit]
-        return bool(about) and (not topic or any(topic & set(tokenize(t)) for t in about))
-
-    named = (n for n in names_in(said.assistant) if n.casefold() not in asked and backed(n))
-    return next(named, "")
-
-
-def speaks_of_user(message: str) -> bool:
-    """True for a message with "I", "my", "we"…: "now one about my dog" is the user's."""
-    return any(w.casefold() in SELF for w in words(message))
-
-
-def _names_someone(message: str, said: Said) -> bool:
-    """True when a message names someone: a capitalised name, or one typed in lower case."""
-    spelt = (*said.memories, said.assistant)
-    # "and callum's?": whose, though no note spells Callum as a name.
-    owner = (w.casefold().removesuffix("'s") for w in words(message) if w.endswith("'s"))
-    return (
-        any(is_name(w) for w in words(message)[1:])
-        or bool(typed_name(message, spelt))
-        or any(w not in FUNCTION_WORDS for w in owner)
-    )
-
-
-def _whom_asked(question: str) -> str:
-    """The one person a question asks about, an opening name included ("Moose has been…")."""
-    person = one_person(question)
-    first = words(question)[:2]
-    # "What time is my Class 1 medical?": a label, not a person.
-    label = len(first) > 1 and first[1][:1].isdigit()
-    opening = bool(first) and first[0].casefold().removesuffix("'s") == person and not label
-    return person if person and (opening or person_in(question).casefold().endswith(person)) else ""
-
-
-def _asked_about(message: str, earlier: Said) -> str:
-    """Whom a follow-up that names no one asks about: whom the question it continues asked.
-
-    "when's the vet appointment?" after "Moose has been pawing at his mouth" asks about
-    Moose's, not the other cat's; "and mine?" after Eli's practice asks about the user.
-    """
-    if speaks_of_user(message) or _names_someone(message, earlier):
-        return ""
-    return _whom_asked(earlier.user)
-
-
-def _referent_person(recent: Sequence[Said]) -> str:
-    """Who a "she" or "their" points at: the newest person named in what was said."""
-    for said in reversed(recent):
-        spelt = (*said.memories, said.assistant)
-        answer = _answer_names(said) or person_in(said.user) or typed_name(said.user, spelt)
-        if answer:
-            return answer
-        for text in (said.query, *said.memories[:1], said.assistant):
-            person = person_in(text)
-            if person:
-                return person
-    return ""
-
-
 def _all_said(said: Said) -> str:
     return " ".join((said.user, said.query, said.assistant, *said.memories))
 
@@ -375,13 +288,13 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
             query = f"{about.strip()} {message.strip()}"
             referent = " ".join(w for w in content_words(about) if w.casefold() not in tokens)
             # "when's the birthday?" after "sorting out presents for my niece": the niece's.
-            person = _asked_about(message, earlier)
+            person = asked_about(message, earlier)
             return Resolved(query, True, back, referent=referent, person=person, implicit=True)
         return Resolved(query=message, person=one_person(message))
     # "Now one about my dog, use his name": the message's own "my dog" comes first.
     pronoun = re.search(r"\b(?:he|him|his|she|her|hers|they|them|their|theirs)\b", message, re.I)
     own = person_in(message[: pronoun.start()]) if pronoun else ""
-    person = own or _referent_person(recent[: len(recent) - back + 1])
+    person = own or referent_person(recent[: len(recent) - back + 1])
     # Names the earlier question did not ask about: "And Aoife's?" after "When's Oisín's
     # birthday?" asks the same of Aoife, even when that turn's memories named her. Only in
     # a few words: "Why did Mike move to Alaska?" is a question of its own.
@@ -407,7 +320,7 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
         return Resolved(query, True, back, referent=person, person=one, rewritten=True)
     query = f"{about.strip()} {message.strip()}" if referent else message
     own = [w for w in content_words(message) if w.casefold() not in ASKED_FOR | _ASKS]
-    person = _asked_about(message, earlier)
+    person = asked_about(message, earlier)
     # "and us?", "and mine?": the same question about someone else, not the same fact.
     bare = not own and not tokens & SELF
     return Resolved(query, True, back, referent=referent, person=person, bare=bare)

@@ -60,7 +60,6 @@ TITLES = frozenset("dr mr mrs ms miss mx prof sir".split())
 # Plural roles that, said without "my" or "our", are people in general.
 _PEOPLE_IN_GENERAL = frozenset("kids children".split())
 
-
 # Capitalised but never who a message is about: "starts January 6" names no one,
 # "Summer trip home to Montréal…" is no one "he" can be, and "the Polish guy I get my
 # queens from" is not called Polish.
@@ -94,7 +93,8 @@ _KIN = {
 
 def is_name(word: str) -> bool:
     """A word shaped like a name: "Maya", "Mom's", "Oisín"; not "MSc", "Q3" or "NHS"."""
-    base = word.removesuffix("'s").removesuffix("’s")
+    base = word.removesuffix("'s").removesuffix("’s")  # "O'Leary" and "McCarthy" are names
+    base = re.sub(r"^(?:O['’]|D['’]|Mc)(?=[A-Z]\w)", "", base)
     return len(base) >= 2 and base[0].isupper() and base[1:].isalpha() and base[1:].islower()
 
 

@@ -10,9 +10,10 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from assistant.followup import Resolved, speaks_of_user, switched_to
+from assistant.followup import Resolved, switched_to
 from assistant.gates.base import GateDecision, Method, Said
 from assistant.gates.vocabulary import name_like
+from assistant.referents import speaks_of_user
 
 FOLLOW_UP_REASON = "follows up on your memories"
 GENERAL_CHAIN_REASON = "continues a general question"

@@ -971,6 +971,18 @@ def test_a_short_question_after_a_general_aside_carries_on_with_the_search_befor
     assert not resolve("how big is vietnam?", [nmbi, aside]).follow_up
 
 
+def test_an_irish_or_scottish_surname_is_who_she_is():
+    # Midwife set, read after scoring: "she" became "Mrs", and the reply named Macroom.
+    note = "spare house key is with Mrs O'Leary at no. 14"
+    key = Said("who has the spare key", "Mrs O'Leary.", query="who has the spare key",
+               memories=(note,))  # fmt: skip
+    aside = Said("how do u fix a sticky lock btw", "Try graphite powder.")
+    assert resolve("which house is she in again?", [key, aside]).person == "O'Leary"
+    cousin = Said("who's doing the flowers", "Aileen McCarthy.", query="flowers",
+                  memories=("flowers: Aileen McCarthy, €200 deposit paid",))  # fmt: skip
+    assert "Aileen McCarthy" in resolve("what's her number?", [cousin]).query
+
+
 VAN = "Van insurance is with Direct Line, £540 a year, renews in March."
 MORTGAGE = "Mortgage is £1,200 a month, paid on the 1st."
 
