@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from assistant.gates.base import Said
 from assistant.people import (
     FUNCTION_WORDS,
+    ONE_PERSON,
     ROLES,
     SELF,
     about_person,
@@ -20,10 +21,18 @@ from assistant.people import (
     names_in,
     one_person,
     person_in,
+    pointing,
     typed_name,
     words,
 )
 from memory.tokens import tokenize
+
+# Whose "'s" is grammar or time, no one's: "what time's the vet?", "today's date".
+NO_OWNERS = FUNCTION_WORDS | frozenset(
+    "who time day date week month year today tomorrow tonight yesterday world everyone "
+    "someone somebody nobody".split()
+)
+
 
 # "who is the head nurse", "whos our vet again": the answer names the person.
 _WHO = re.compile(r"^\W*(?:who|whos|who['’]s)\b", re.IGNORECASE)
@@ -65,12 +74,18 @@ def speaks_of_user(message: str) -> bool:
 def _names_someone(message: str, said: Said) -> bool:
     """True when a message names someone: a capitalised name, or one typed in lower case."""
     spelt = (*said.memories, said.assistant)
-    # "and callum's?": whose, though no note spells Callum as a name.
-    owner = (w.casefold().removesuffix("'s") for w in words(message) if w.endswith("'s"))
+    # "and callum's?": whose, though no note spells Callum as a name. Not "the teacher's
+    # name": that is the teacher of whom the conversation is about.
+    told = words(message)
+    owner = (
+        w.casefold().removesuffix("'s")
+        for i, w in enumerate(told)
+        if w.endswith("'s") and (i == 0 or told[i - 1].casefold() != "the")
+    )
     return (
         any(is_name(w) for w in words(message)[1:])
         or bool(typed_name(message, spelt))
-        or any(w not in FUNCTION_WORDS for w in owner)
+        or any(w not in NO_OWNERS for w in owner)
     )
 
 
@@ -84,6 +99,21 @@ def _whom_asked(question: str) -> str:
     return person if person and (opening or person_in(question).casefold().endswith(person)) else ""
 
 
+def _typed_owner(question: str, said: Said) -> str:
+    """Whose, typed in lower case, that what was said spells as a name: "liam's" is Liam.
+
+    Only whose: "mortgage" is no one, though a note opens "Mortgage: Nationwide".
+    """
+    spelt = [w for text in (*said.memories, said.assistant) for w in words(text) if is_name(w)]
+    for w in words(question):
+        key = w.casefold().removesuffix("'s")
+        if w.islower() and w.endswith("'s") and key not in NO_OWNERS | ROLES:
+            name = next((n for n in spelt if tokenize(n) == tokenize(key)), "")
+            if name:
+                return name.removesuffix("'s")
+    return ""
+
+
 def asked_about(message: str, earlier: Said) -> str:
     """Whom a follow-up that names no one asks about: whom the question it continues asked.
 
@@ -92,7 +122,15 @@ def asked_about(message: str, earlier: Said) -> str:
     """
     if speaks_of_user(message) or _names_someone(message, earlier):
         return ""
-    return _whom_asked(earlier.user)
+    # "and the teacher's name?" after "remind me what class liam's in": Liam, typed in lower
+    # case. "what time's the vet?" after "is it this week?": whom that turn's query carried.
+    # The query only when it put a name for a "she" or "he": "they" may be a company.
+    she = pointing([w.casefold() for w in words(earlier.user)]) & ONE_PERSON
+    for question in (earlier.user, earlier.query) if she else (earlier.user,):
+        person = _whom_asked(question) or _typed_owner(question, earlier)
+        if person:
+            return person
+    return ""
 
 
 def referent_person(recent: Sequence[Said]) -> str:

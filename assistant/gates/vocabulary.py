@@ -22,7 +22,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from assistant.gates.base import GateDecision, Method
-from assistant.people import FUNCTION_WORDS, ROLES, SELF
+from assistant.people import ROLES, SELF
+from assistant.referents import NO_OWNERS
 
 if TYPE_CHECKING:
     from memory.store import MemoryStore
@@ -42,14 +43,7 @@ _NOT_THINGS = frozenset(
 )
 _OWNER = re.compile(r"\b([^\W\d_][\w-]+)['’]s\b")
 # Whose "'s" is grammar, time or kin, not a name: "it's", "today's", "mum's".
-_NO_OWNERS = (
-    FUNCTION_WORDS
-    | ROLES
-    | SELF
-    | frozenset(
-        "who today tomorrow yesterday tonight year week month world everyone someone nobody".split()
-    )
-)
+_NO_OWNERS = NO_OWNERS | ROLES | SELF
 _log = logging.getLogger(__name__)
 
 MAX_DEFINITE_WORDS = 10

@@ -1018,6 +1018,38 @@ def test_a_question_that_carries_on_is_about_whom_the_last_one_asked_about():
     assert answered_with(resolved, (oskar,), (mum, oskar)) == (oskar,)
 
 
+def test_a_follow_up_is_about_whom_a_lower_case_question_asked_about():
+    # Midwife set, read after scoring: "Mr Dunne" answered for Liam's teacher, because
+    # "liam's" in lower case named no one and Aoife's note stayed beside Liam's.
+    liam, aoife = _memories(
+        "Liam's teacher this year is Ms Kiely, 3rd class, room 6",
+        "Aoife's teacher = Mr Dunne (senior infants). parent-teacher meeting 6 Nov",
+    )
+    asked = "remind me what class liam's in this year"
+    class_ = Said(asked, "3rd class.", query=asked, memories=(liam.text,))
+    resolved = resolve("and the teacher's name?", [class_])
+    assert resolved.person == "Liam"
+    assert answered_with(resolved, (liam,), (liam, aoife)) == (liam,)
+    # "what time's the vet?" names no one: "time's" is "time is". A "he" the last turn put
+    # a name for is whom the next question asks about too.
+    vet = "Kasza to the vet in Oban Thurs 25 April 2.15pm - dental check"
+    booked = Said(
+        "good thing she's booked in. is it this week?",
+        "Yes, Thursday.",
+        query="good thing Kasza's booked in. is it this week?",
+        memories=(vet,),
+    )
+    assert resolve("what time's the vet?", [booked]).person.casefold() == "kasza"
+    # "they" may be a company: its query's word is not whom the next question is about.
+    jars = Said(
+        "which day do they deliver",
+        "Tuesdays.",
+        query="which day do Jars deliver",
+        memories=("Jars and lids come from Kennys Packaging, delivered Tuesdays",),
+    )
+    assert resolve("and what time?", [jars]).person == ""
+
+
 def test_a_name_opening_the_first_message_is_who_she_is():
     # "she" had become the cream the note named last ("use Epimax NOT E45").
     note = "allergies: me - penicillin. Maya - eczema, use Dermol NOT E45"
