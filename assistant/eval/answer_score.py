@@ -8,8 +8,9 @@ The rules, precisely:
 - **Correct.** A reply is right when the tokens of one gold answer appear in it as a
   contiguous run of tokens. Matching on tokens means "4" is not found inside "14" or "4.5",
   and "Velvet Tramlines" is found across a line break. A clock's am/pm stands apart
-  ("4:15pm" holds "4:15"); a weekday in the plural is that weekday ("Tuesdays" holds
-  "Tuesday"), and an ordinal is its number ("May 12th" holds "May 12"). A question may
+  ("4:15pm" holds "4:15", and a whole hour "8:00 PM" holds "8pm"); a weekday in the
+  plural is that weekday ("Tuesdays" holds "Tuesday"), and an ordinal is its number
+  ("May 12th" holds "May 12"). A question may
   instead ask for `last_number`: the reply's last number must equal a gold number (GSM8K:
   a worked reply repeats the problem's numbers).
 - **Damaged** (questions that need no memory). The reply names something specific to a
@@ -194,9 +195,16 @@ def _find(haystack: Sequence[str], needle: Sequence[str]) -> bool:
     )
 
 
+# "8:00 PM" is 8pm: a whole hour written with its minutes, before its am/pm.
+_WHOLE_HOUR = re.compile(r"\b(\d{1,2}):00\s*(?=[ap]\.?m\b)", re.IGNORECASE)
+
+
 def contains(reply: str, answer: str) -> bool:
     """True when the answer's tokens appear, in order and adjacent, among the reply's."""
-    return _find(answer_tokens(reply), answer_tokens(answer))
+    if _find(answer_tokens(reply), answer_tokens(answer)):
+        return True
+    hour = (_WHOLE_HOUR.sub(r"\1 ", reply), _WHOLE_HOUR.sub(r"\1 ", answer))
+    return hour != (reply, answer) and _find(answer_tokens(hour[0]), answer_tokens(hour[1]))
 
 
 def last_number(reply: str) -> float | None:

@@ -61,6 +61,11 @@ def terms() -> MemoryTerms:
         ("It's on 17 April at 4:15pm.", "4:15", True),  # a clock's pm stands apart
         ("Doors at 7:30 PM.", "7:30", True),
         ("It starts at 4:15pm.", "4:45", False),
+        ("The table is at 8:00 PM.", "8pm", True),  # a whole hour, minutes written
+        ("The table is at 8pm.", "8:00 pm", True),
+        ("Doors at 9:00 AM.", "9:00", True),
+        ("The table is at 8:00 PM.", "18pm", False),
+        ("The table is at 18:00.", "8pm", False),
         ("About 26.2 miles.", "26", False),
         ("We meet at the Crown and Kettle.", "Crown & Kettle", True),  # & reads as and
         ("Plot 31, by the water butts", "31", True),
