@@ -82,8 +82,8 @@ NO_ONE = frozenset(
 _KIN = {
     word: group
     for group in (
-        frozenset("mom mum mother mam mommy mummy".split()),
-        frozenset("dad father papa daddy".split()),
+        frozenset("mom mum mother mam mama mamá mommy mummy".split()),
+        frozenset("dad father papa papá daddy".split()),
         frozenset("grandma grandmother gran granny nan nana".split()),
         frozenset("grandpa grandfather grandad granddad".split()),
     )

@@ -831,6 +831,14 @@ def test_a_note_without_the_apostrophe_is_still_about_them():
     assert about_person(texts, "Liam") == [True, False]
 
 
+def test_mama_and_papa_are_mum_and_dad():
+    # Glazier set, read after scoring: "my mum's card" was answered from "Tom's mum Linda",
+    # the one note that said "mum"; the user's own notes call her "mama".
+    texts = ["mama's birthday is 9 July. post the card by 1 July", "Papá turns 70 on Aug 14."]
+    assert about_person(texts, "my mum") == [True, False]
+    assert about_person(texts, "my dad") == [False, True]
+
+
 def test_a_name_typed_in_lower_case_is_who_her_points_at():
     # "and isla?" named her in lower case; the memory's other name, Tomás, was taken.
     kids = ("We've got two kids: Isla is 9 and Tomás is 6.",)
