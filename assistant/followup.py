@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 from assistant.gates.base import Said
 from assistant.people import (
-    ONE_PERSON,
     ROLES,
     SELF,
     content_words,
@@ -24,11 +23,9 @@ from assistant.people import (
     new_names,
     one_person,
     person_in,
-    pointing,
-    substitute,
     words,
 )
-from assistant.referents import asked_about, referent_person
+from assistant.referents import ONE_PERSON, asked_about, pointing, referent_person, substitute
 from memory.tokens import tokenize
 
 RECENT_TURNS = 3  # as memU's pre-retrieval decision reads: the last three exchanges

@@ -199,8 +199,16 @@ def mentions_person(text: str, person: str) -> bool:
     key = _bare(person).split("'s ")[0]
     # "Arlo Parks": either of the names; "Dr Anwar Qureshi": not "Dr", which the GP has too.
     names = _KIN.get(key) or set(key.split()) - TITLES
-    # "liams bday": notes drop the apostrophe of a possessive, and "lukasz" the accent.
-    said = (unaccented(w).removesuffix("'s") for w in words(text))
+    # "liams bday": notes drop the apostrophe of a possessive, and "lukasz" the accent. But
+    # "Tom's mum Linda" is someone else's mum, not "my mum" or "Mum" (a "teacher" may be
+    # "Liam's teacher").
+    told = words(text)
+    other = person.casefold().startswith(("my ", "our ")) or key.casefold() in _KIN
+    said = (
+        unaccented(w).removesuffix("'s")
+        for i, w in enumerate(told)
+        if not (other and i and told[i - 1].endswith("'s"))
+    )
     return any(w in names or w.removesuffix("s") in names for w in said)
 
 
@@ -362,39 +370,3 @@ def one_person(message: str) -> str:
         if key in ROLES or (is_name(w) and key not in FUNCTION_WORDS | TITLES | NO_ONE):
             people.add(key)
     return people.pop() if len(people) == 1 else ""
-
-
-# Words that point back at someone said before.
-PERSON_PRONOUNS = frozenset("he him his she her hers they them their theirs".split())
-ONE_PERSON = frozenset("he him his she her hers".split())
-
-
-def pointing(tokens: set[str] | list[str]) -> set[str]:
-    """The person pronouns among some words, contracted ones too ("she's", "they're")."""
-    return {t.split("'")[0] for t in tokens} & PERSON_PRONOUNS
-
-
-def substitute(message: str, person: str) -> str:
-    """The message with its person pronouns replaced by who they point at."""
-    possessive = f"{person}'s"
-
-    def swap(match: re.Match[str]) -> str:
-        word, contracted = match.group(1).casefold(), match.group(2) or ""
-        if word in {"his", "their", "hers", "theirs"}:
-            return possessive
-        if word == "her":
-            # "her birthday" is possessive; "a note to her" is not.
-            after = message[match.end() :].lstrip()
-            return possessive if after[:1].isalpha() else person
-        # "they're coming" is "Rami and Dana are coming"; "she's turning" stays "Mom's turning".
-        return person + _SPELT_OUT.get(contracted[1:].casefold(), contracted)
-
-    return re.sub(
-        r"\b(he|him|his|she|her|hers|they|them|their|theirs)(['’](?:re|ve|ll|d|s)\b)?\b",
-        swap,
-        message,
-        flags=re.I,
-    )
-
-
-_SPELT_OUT = {"re": " are", "ve": " have", "ll": " will"}

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from assistant.gates.base import Said
 from assistant.people import (
     FUNCTION_WORDS,
-    ONE_PERSON,
     ROLES,
     SELF,
     about_person,
@@ -21,7 +20,6 @@ from assistant.people import (
     names_in,
     one_person,
     person_in,
-    pointing,
     typed_name,
     words,
 )
@@ -145,3 +143,39 @@ def referent_person(recent: Sequence[Said]) -> str:
             if person:
                 return person
     return ""
+
+
+# Words that point back at someone said before.
+PERSON_PRONOUNS = frozenset("he him his she her hers they them their theirs".split())
+ONE_PERSON = frozenset("he him his she her hers".split())
+
+
+def pointing(tokens: set[str] | list[str]) -> set[str]:
+    """The person pronouns among some words, contracted ones too ("she's", "they're")."""
+    return {t.split("'")[0] for t in tokens} & PERSON_PRONOUNS
+
+
+def substitute(message: str, person: str) -> str:
+    """The message with its person pronouns replaced by who they point at."""
+    possessive = f"{person}'s"
+
+    def swap(match: re.Match[str]) -> str:
+        word, contracted = match.group(1).casefold(), match.group(2) or ""
+        if word in {"his", "their", "hers", "theirs"}:
+            return possessive
+        if word == "her":
+            # "her birthday" is possessive; "a note to her" is not.
+            after = message[match.end() :].lstrip()
+            return possessive if after[:1].isalpha() else person
+        # "they're coming" is "Rami and Dana are coming"; "she's turning" stays "Mom's turning".
+        return person + _SPELT_OUT.get(contracted[1:].casefold(), contracted)
+
+    return re.sub(
+        r"\b(he|him|his|she|her|hers|they|them|their|theirs)(['’](?:re|ve|ll|d|s)\b)?\b",
+        swap,
+        message,
+        flags=re.I,
+    )
+
+
+_SPELT_OUT = {"re": " are", "ve": " have", "ll": " will"}

@@ -19,10 +19,10 @@ from assistant.eval.answer_score import (
     boilerplate,
     damage,
     is_correct,
-    locomo_f1,
     note_read_back,
     speaks_as_user,
 )
+from assistant.eval.locomo_f1 import locomo_f1
 
 if TYPE_CHECKING:
     from assistant.chat import Exchange

@@ -41,19 +41,18 @@ The rules, precisely:
   appointment is", "I don't know that yet", "I can't check that right now" are honest
   answers. A phrase the question itself holds ("where is saved data kept?") is no leak.
   A general reply that reads the note back is damaged too.
-- **Token F1** (LoCoMo). LoCoMo's own normalisation (lower case, punctuation and the words
-  a/an/the/and dropped) and multiset token F1; multi-hop answers (category 1) are split on
-  commas and averaged as LoCoMo's evaluation does. No Porter stemming (LoCoMo's script
-  stems): inflected words that differ count as different, so figures are a little lower.
+- **Token F1** (LoCoMo, assistant/eval/locomo_f1.py). LoCoMo's own normalisation (lower
+  case, punctuation and the words a/an/the/and dropped) and multiset token F1; multi-hop
+  answers (category 1) are split on commas and averaged as LoCoMo's evaluation does. No
+  Porter stemming (LoCoMo's script stems): inflected words that differ count as
+  different, so figures are a little lower.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import string
 import unicodedata
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -371,38 +370,3 @@ def speaks_as_user(reply: str, question: str) -> bool:
             ):
                 return True
     return False
-
-
-# ---- LoCoMo's token F1 ------------------------------------------------------------------
-
-
-def locomo_normalise(text: str) -> str:
-    """LoCoMo's answer normalisation: no commas, punctuation or a/an/the/and; lower case."""
-    text = str(text).replace(",", "").lower()
-    text = "".join(ch for ch in text if ch not in string.punctuation)
-    text = re.sub(r"\b(a|an|the|and)\b", " ", text)
-    return " ".join(text.split())
-
-
-def token_f1(prediction: str, gold: str) -> float:
-    """Multiset token F1 between a prediction and one gold answer, LoCoMo-normalised."""
-    pred = locomo_normalise(prediction).split()
-    ref = locomo_normalise(gold).split()
-    same = sum((Counter(pred) & Counter(ref)).values())
-    if same == 0:
-        return 0.0
-    precision, recall = same / len(pred), same / len(ref)
-    return 2 * precision * recall / (precision + recall)
-
-
-def locomo_f1(prediction: str, gold: object, category: int) -> float:
-    """A LoCoMo QA's score as its evaluation computes it, by category (1-4)."""
-    answer = str(gold)
-    if category == 3:
-        answer = answer.split(";")[0].strip()
-    if category == 1:
-        # Multi-hop answers list several items: each gold part takes its best prediction part.
-        preds = [p.strip() for p in prediction.split(",")]
-        golds = [g.strip() for g in answer.split(",")]
-        return sum(max(token_f1(p, g) for p in preds) for g in golds) / len(golds)
-    return token_f1(prediction, answer)

@@ -12,12 +12,11 @@ from assistant.eval.answer_score import (
     damage,
     is_correct,
     last_number,
-    locomo_f1,
     note_read_back,
     speaks_as_user,
-    token_f1,
     tokens,
 )
+from assistant.eval.locomo_f1 import locomo_f1, token_f1
 from assistant.respond import NOTHING_FOUND_NOTE, SEARCH_FAILED_NOTE
 
 MEMORIES = [
