@@ -837,6 +837,10 @@ def test_mama_and_papa_are_mum_and_dad():
     texts = ["mama's birthday is 9 July. post the card by 1 July", "Papá turns 70 on Aug 14."]
     assert about_person(texts, "my mum") == [True, False]
     assert about_person(texts, "my dad") == [False, True]
+    # Someone else's mum is not the user's, and "a teacher" may be Liam's teacher.
+    others = ["Kofi's mum, Auntie Efua, is coming to stay", "My mum Bernadette is 70."]
+    assert about_person(others, "my mum") == about_person(others, "Mum") == [False, True]
+    assert about_person(["Liam's teacher is Ms Kiely"], "teacher") == [True]
 
 
 def test_a_name_typed_in_lower_case_is_who_her_points_at():
