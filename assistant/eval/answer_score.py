@@ -8,9 +8,10 @@ The rules, precisely:
 - **Correct.** A reply is right when the tokens of one gold answer appear in it as a
   contiguous run of tokens. Matching on tokens means "4" is not found inside "14" or "4.5",
   and "Velvet Tramlines" is found across a line break. A clock's am/pm stands apart
-  ("4:15pm" holds "4:15", and a whole hour "8:00 PM" holds "8pm"); a weekday in the
-  plural is that weekday ("Tuesdays" holds "Tuesday"), and an ordinal is its number
-  ("May 12th" holds "May 12"). A question may
+  ("4:15pm" holds "4:15", and a whole hour "8:00 PM" holds "8pm"), and so does a unit
+  ("230V" holds "230"); a word in the plural is that word ("Tuesdays" holds "Tuesday",
+  "walnuts" "walnut"; not "glass" or "Paris"), and an ordinal is its number ("May 12th"
+  holds "May 12"). A question may
   instead ask for `last_number`: the reply's last number must equal a gold number (GSM8K:
   a worked reply repeats the problem's numbers).
 - **Damaged** (questions that need no memory). The reply names something specific to a
@@ -178,9 +179,23 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(_CLOCK.sub(" ", normalise(text)))
 
 
+# "230V" holds 230: a unit written onto its number stands apart, as a clock's pm does.
+_UNIT = re.compile(r"(?<=\d)(?=(?:k?v|k?w|kwh|km|kg|mg|ml|cm|mm|mph|kph|[glmcf])\b)", re.I)
+
+
+def _singular(token: str) -> str:
+    """A word's plural is the word: "walnuts" holds "walnut" (not "glass", "Paris")."""
+    plural = len(token) >= 5 and token.isalpha() and token.endswith("s")
+    return token[:-1] if plural and not token.endswith(("ss", "us", "is")) else token
+
+
 def answer_tokens(text: str) -> list[str]:
     """The tokens an answer is matched on: "Tuesdays" holds Tuesday, "May 12th" May 12."""
-    return tokens(_SAME.sub(lambda m: m.group(1) or m.group(2), text))
+    return [_singular(t) for t in tokens(_UNIT.sub(" ", _SAME.sub(_same, text)))]
+
+
+def _same(match: re.Match[str]) -> str:
+    return match.group(1) or match.group(2)
 
 
 def _find(haystack: Sequence[str], needle: Sequence[str]) -> bool:

@@ -65,6 +65,12 @@ def terms() -> MemoryTerms:
         ("Doors at 9:00 AM.", "9:00", True),
         ("The table is at 8:00 PM.", "18pm", False),
         ("The table is at 18:00.", "8pm", False),
+        ("The mains is 230V.", "230", True),  # a unit stands apart
+        ("Fire the glaze at 1240C.", "1240", True),
+        ("It's in ward 7B.", "7", False),  # a label is no unit
+        ("Linda is allergic to walnuts.", "walnut", True),  # a plural is its word
+        ("She lives in Paris.", "Pari", False),
+        ("A pane of glass.", "glas", False),
         ("About 26.2 miles.", "26", False),
         ("We meet at the Crown and Kettle.", "Crown & Kettle", True),  # & reads as and
         ("Plot 31, by the water butts", "31", True),
