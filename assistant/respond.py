@@ -163,14 +163,16 @@ _FROM_TODAY = re.compile(
     r"\b(?:today|today['’]?s|tonight|tomorrow|tmrw|yesterday|currently|right now"
     r"|(?:this|next|last) (?:week|weekend|month|year|morning|afternoon|evening)"
     r"|until|till|ago|how soon|(?:days|weeks|months) (?:left|away)|date today"
-    r"|what['’]?s the date|what is the date|what day is it)\b",
+    r"|what['’]?s the date|what is the date)\b",
     re.IGNORECASE,
 )
+# "what day is it?" alone asks today's; "ok ali's one, what day is it" asks the dentist's.
+_WHAT_DAY = re.compile(r"^\W*(?:(?:so|hey|ok|okay)\W+)?what day is it\W*$", re.IGNORECASE)
 
 
 def counts_from_today(message: str) -> bool:
     """True for a message whose answer depends on today's date ("how many days until…")."""
-    return bool(_FROM_TODAY.search(message))
+    return bool(_FROM_TODAY.search(message) or _WHAT_DAY.match(message))
 
 
 def user_content(

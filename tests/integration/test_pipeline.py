@@ -155,6 +155,8 @@ def test_no_search_and_no_memories_when_the_gate_says_skip(fake_api, sdk_client,
         ("ok back to his birthday, what date was it again?", False),
         ("what time is it?", False),  # after the dentist: the appointment's time
         ("Now make one about my dog", False),
+        ("what day is it?", True),
+        ("ok ali's one, what day is it", False),  # after the kids' dentist appointments
     ],
 )
 def test_which_messages_count_from_today(message, counts):
