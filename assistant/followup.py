@@ -25,7 +25,14 @@ from assistant.people import (
     person_in,
     words,
 )
-from assistant.referents import ONE_PERSON, asked_about, pointing, referent_person, substitute
+from assistant.referents import (
+    NO_OWNERS,
+    ONE_PERSON,
+    asked_about,
+    pointing,
+    referent_person,
+    substitute,
+)
 from memory.tokens import tokenize
 
 RECENT_TURNS = 3  # as memU's pre-retrieval decision reads: the last three exchanges
@@ -265,6 +272,19 @@ def _carried_on(message: str, recent: Sequence[Said]) -> int:
     return 0
 
 
+def _typed_owners(message: str, earlier: str, known: Known) -> list[str]:
+    """Whose, typed in lower case, that the memories know: "and lívia's?" after Julien's.
+
+    Only a possessive that ends the message ("and callum's?"): "and their baby's name?"
+    asks about their baby, no one called Baby.
+    """
+    said = {w.casefold().removesuffix("'s") for w in words(earlier)}
+    last = words(message)[-1:]
+    owners = [w.removesuffix("'s") for w in last if w.islower() and w.endswith("'s")]
+    owners = [w for w in owners if w not in NO_OWNERS | ROLES and w not in said]
+    return known(owners) if known and owners else []
+
+
 def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolved:
     """The message as a standalone query, using the last exchanges (oldest first) if needed."""
     recent = list(recent)[-RECENT_TURNS:]
@@ -295,10 +315,11 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
     # Names the earlier question did not ask about: "And Aoife's?" after "When's Oisín's
     # birthday?" asks the same of Aoife, even when that turn's memories named her. Only in
     # a few words: "Why did Mike move to Alaska?" is a question of its own.
-    new = new_names(message, f"{earlier.user} {earlier.query}")
+    asked = f"{earlier.user} {earlier.query}"
+    new = new_names(message, asked) or _typed_owners(message, asked, known)
     if person and new and len(tokens) <= _FRAGMENT_WORDS:
         # "And Mum's?" after "When's Declan's birthday?": the same question, another person.
-        query = re.sub(rf"\b{re.escape(person)}\b", new[0], earlier.user)
+        query = re.sub(rf"\b{re.escape(person)}\b", new[0], earlier.user, flags=re.I)
         if query != earlier.user:
             return Resolved(query, True, back, referent=new[0], person=new[0], rewritten=True)
     role = person_in(message)

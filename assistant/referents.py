@@ -135,7 +135,12 @@ def referent_person(recent: Sequence[Said]) -> str:
     """Who a "she" or "their" points at: the newest person named in what was said."""
     for said in reversed(recent):
         spelt = (*said.memories, said.assistant)
-        answer = _answer_names(said) or person_in(said.user) or typed_name(said.user, spelt)
+        answer = (
+            _answer_names(said)
+            or person_in(said.user)
+            or typed_name(said.user, spelt)
+            or _typed_owner(said.user, said)  # "whens julien's bday": "Julien's…" opens notes
+        )
         if answer:
             return answer
         for text in (said.query, *said.memories[:1], said.assistant):

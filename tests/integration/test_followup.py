@@ -152,6 +152,17 @@ def test_the_same_question_about_another_person_the_memories_know():
     assert not resolve("And Mum's?", [earlier], lambda names: []).follow_up
 
 
+def test_the_same_question_about_someone_typed_in_lower_case():
+    # Translator set, read after scoring: "and lívia's?" was searched with Julien's words.
+    bday = "Julien's birthday = 9 Oct. he keeps 'hinting' about an espresso grinder"
+    earlier = Said("whens julien's bday", "9 October.", query="whens julien's bday",
+                   memories=(bday,))  # fmt: skip
+    knows = lambda names: [n for n in names if n == "lívia"]  # noqa: E731
+    assert resolve("and lívia's?", [earlier], knows).query == "whens lívia's bday"
+    # Only a possessive that ends the message: "their baby's name" is no one called Baby.
+    assert "baby" not in resolve("and their baby's name?", [earlier], lambda n: n).person
+
+
 def test_going_back_to_the_memory_topic_after_a_general_aside():
     aside = Said("What's the capital of Australia?", "Canberra.")
     resolved = resolve("What time was that again?", [ALEX_TURN, aside])
