@@ -9,9 +9,10 @@ The rules, precisely:
   contiguous run of tokens. Matching on tokens means "4" is not found inside "14" or "4.5",
   and "Velvet Tramlines" is found across a line break. A clock's am/pm stands apart
   ("4:15pm" holds "4:15", and a whole hour "8:00 PM" holds "8pm"), and so does a unit
-  ("230V" holds "230"); a word in the plural is that word ("Tuesdays" holds "Tuesday",
-  "walnuts" "walnut"; not "glass" or "Paris"), and an ordinal is its number ("May 12th"
-  holds "May 12"). A question may
+  ("230V" holds "230"), and a clock's minutes after a colon or a dot are one time ("3:45
+  PM" holds "3.45pm"); a word in the plural is that word ("Tuesdays" holds "Tuesday",
+  "walnuts" "walnut"; not "glass" or "Paris"), a weekday or month its first three letters
+  ("Tue", "Sept"), and an ordinal its number ("May 12th" holds "May 12"). A question may
   instead ask for `last_number`: the reply's last number must equal a gold number (GSM8K:
   a worked reply repeats the problem's numbers).
 - **Damaged** (questions that need no memory). The reply names something specific to a
@@ -189,9 +190,21 @@ def _singular(token: str) -> str:
     return token[:-1] if plural and not token.endswith(("ss", "us", "is")) else token
 
 
+# A clock's minutes after a colon or a dot are one time: "3:45 PM" holds "3.45pm".
+_CLOCK_COLON = re.compile(r"\b(\d{1,2}):(\d{2})(?!\d)")
+# A weekday or a month is its first three letters: "Tuesdays" holds "Tue", "Sept" is "Sep".
+_SHORT = {
+    **{w: w[:3] for w in "monday tuesday wednesday thursday friday saturday sunday".split()},
+    **{w: w[:3] for w in "january february march april june july august september".split()},
+    **{w: w[:3] for w in "october november december".split()},
+    **{"tues": "tue", "thur": "thu", "thurs": "thu", "sept": "sep"},
+}
+
+
 def answer_tokens(text: str) -> list[str]:
     """The tokens an answer is matched on: "Tuesdays" holds Tuesday, "May 12th" May 12."""
-    return [_singular(t) for t in tokens(_UNIT.sub(" ", _SAME.sub(_same, text)))]
+    text = _CLOCK_COLON.sub(r"\1.\2", _UNIT.sub(" ", _SAME.sub(_same, text)))
+    return [_SHORT.get(t, t) for t in map(_singular, tokens(text))]
 
 
 def _same(match: re.Match[str]) -> str:

@@ -71,6 +71,11 @@ def terms() -> MemoryTerms:
         ("Linda is allergic to walnuts.", "walnut", True),  # a plural is its word
         ("She lives in Paris.", "Pari", False),
         ("A pane of glass.", "glas", False),
+        ("She's in at 3:45 PM on Tuesday.", "3.45pm", True),  # a colon or a dot
+        ("She's in at 3:45 PM.", "3.50", False),
+        ("Chloé walks on Tuesdays and Fridays.", "Tue", True),  # a weekday's three letters
+        ("Due 1 Sept.", "1 September", True),
+        ("Due 1 Sept.", "1 Oct", False),
         ("About 26.2 miles.", "26", False),
         ("We meet at the Crown and Kettle.", "Crown & Kettle", True),  # & reads as and
         ("Plot 31, by the water butts", "31", True),
