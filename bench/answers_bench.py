@@ -41,6 +41,8 @@ FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks abo
     "followup_translator_test": "followup_translator_test",
     "followup_electrician_test": "followup_electrician_test",
     "followup_postman_test": "followup_postman_test",
+    "followup_pharmacist_test": "followup_pharmacist_test",
+    "followup_courier_test": "followup_courier_test",
 }
 
 
@@ -328,7 +330,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "followup_teacher2_test, followup_glazier_test, "
                         "followup_midwife_test, followup_busdriver_test, "
                         "followup_translator_test, followup_electrician_test, "
-                        "followup_postman_test "
+                        "followup_postman_test, followup_pharmacist_test, "
+                        "followup_courier_test "
                         "(the unseen sets: score them once)")  # fmt: skip
     parser.add_argument("--markdown", type=Path, help="also write the section (and plot) here")
 
