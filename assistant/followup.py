@@ -86,7 +86,7 @@ _BACK = re.compile(r"\b(?:back to|going back|returning to)\b", re.IGNORECASE)
 _BACK_WORDS = 20
 # A question that opens by going back ("ok back to the appt - what time?") leans on an
 # earlier exchange even when it names the topic in words that exchange never used.
-_GOES_BACK = re.compile(r"^\W*(?:(?:ok|okay|so|anyway|right|alright|but)\W+)?back to\b", re.I)
+_GOES_BACK = re.compile(r"^\W*(?:(?:ok|okay|so|anyway|right|alright|but|sorry)\W+)?back to\b", re.I)
 _AGAIN = re.compile(r"\b(?:again|earlier|before|back to|the first|that one)\b", re.IGNORECASE)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from assistant.pets import kind_asked, pet_note
 from memory.tokens import tokenize, unaccented
 
 # Letters of any alphabet: "Oisín's" is one word, not "Ois" and "n's".
@@ -300,7 +301,9 @@ def about_person(texts: Sequence[str], person: str) -> list[bool]:
     is about her, and so then is "Linda's birthday is 3 March"; "Jordan's birthday is on
     June 14" is not, and answering with it names the wrong person.
     """
-    direct = [mentions_person(t, person) for t in texts]
+    # "my dog": "Biscuit (beagle) booster" is about him, and "dog walker Chloé" is not.
+    kind = kind_asked(person)
+    direct = [pet_note(t, kind) if kind else mentions_person(t, person) for t in texts]
     if _by_role(person):
         # The names a text about the person gives them ("Linda", "Poivre" for "my dog").
         aliases = {

@@ -27,14 +27,28 @@ _KINDS = {
 _ALSO = {"dogs": "dog", "puppy": "dog", "pup": "dog", "doggo": "dog", "cats": "cat",
          "kitten": "cat", "kitty": "cat"}  # fmt: skip
 _OWN_ANIMAL = re.compile(
-    r"\b(?:my|our|the)\s+(dogs?|puppy|pup|doggo|cats?|kitten|kitty|pets?)\b", re.IGNORECASE
+    r"\b(?:my|our)\s+(dogs?|puppy|pup|doggo|cats?|kitten|kitty|pets?)\b", re.IGNORECASE
 )
+# Words of any pet note that say nothing of which pet: the other cat goes to the vet too.
+_ANY_PET = frozenset(tokenize("vet vets veterinary vaccine vaccination"))
 
 
 def _cues(kind: str) -> str:
     if kind.startswith("pet"):
         return " ".join(dict.fromkeys(f"{_KINDS['dog']} {_KINDS['cat']}".split()))
     return " ".join(_KINDS[_ALSO.get(kind, kind)].split())
+
+
+_KIND_WORDS = frozenset(tokenize("dog dogs puppy pup doggo cat cats kitten kitty pet pets"))
+
+
+def pet_note(text: str, kind: str) -> bool:
+    """True for a note about a pet of that kind: "my dog", a breed, a jab or a flea tablet.
+
+    Not a note that only says the word: "dog walker Chloé", "footy - Dogs v Hawks".
+    """
+    cues = set(tokenize(_cues(kind))) - _KIND_WORDS - _ANY_PET
+    return bool(cues & set(tokenize(text))) or bool(_OWN_ANIMAL.search(text))
 
 
 def by_its_kind(query: str, memories: Sequence[str]) -> str:
@@ -45,8 +59,13 @@ def by_its_kind(query: str, memories: Sequence[str]) -> str:
     asked = _OWN_ANIMAL.search(query)
     if not asked:
         return ""
-    cues = _cues(asked.group(1).casefold())
-    said = set(tokenize(cues))
-    if any(said & set(tokenize(text)) for text in memories):
+    kind = asked.group(1).casefold()
+    if any(pet_note(text, kind) for text in memories):
         return ""
-    return cues
+    return _cues(kind)
+
+
+def kind_asked(person: str) -> str:
+    """The kind of pet the user's own a person is ("my dog": "dog"; "cat" alone: "")."""
+    asked = _OWN_ANIMAL.fullmatch(person.strip())
+    return asked.group(1).casefold() if asked else ""

@@ -233,11 +233,15 @@ class Pipeline:
         """
         found = self.store.search(query, k=self.k)
         texts = [m.text for m in found]
-        again = by_their_name(query, person, texts) or by_its_kind(query, texts)
+        named = by_their_name(query, person, texts)
+        pet = "" if named else by_its_kind(query, texts)
+        again = named or pet
         if not again:
             return tuple(found), ""
-        # The query's own ranking first: a follow-up keeps only the best two of it.
-        merged = {m.id: m for m in (*found, *self.store.search(again, k=self.k))}
+        # The query's own ranking first: a follow-up keeps only the best two of it. But
+        # not before the pet's own notes: "dog walker Chloé" says "dog" of no pet.
+        more = self.store.search(again, k=self.k)
+        merged = {m.id: m for m in ((*more, *found) if pet else (*found, *more))}
         return tuple(merged.values())[: self.k], again
 
     def respond(

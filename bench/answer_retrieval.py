@@ -32,7 +32,7 @@ def measure(name: str, tmp: Path) -> dict[str, Any]:
     import numpy as np
 
     from assistant.eval.answer_data import read_memories, read_questions
-    from assistant.eval.answer_score import contains
+    from assistant.eval.answer_match import contains
     from memory.embeddings import shared_model
     from memory.store import Memory, MemoryStore
 

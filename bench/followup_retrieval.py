@@ -40,7 +40,7 @@ def measure(name: str, tmp: Path) -> dict[str, Any]:
     """One set's figures, resolver on and off."""
     from assistant.chat import Chat, TurnOptions
     from assistant.eval.answer_data import read_memories, read_questions
-    from assistant.eval.answer_score import contains
+    from assistant.eval.answer_match import contains
     from assistant.followup import resolve
     from assistant.gates.local import LocalGate
     from assistant.offline import OfflineResponder

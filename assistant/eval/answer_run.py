@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assistant.eval.answer_data import Question
+from assistant.eval.answer_match import is_correct
 from assistant.eval.answer_report import Row
 from assistant.eval.answer_score import (
     MemoryTerms,
     boilerplate,
     damage,
-    is_correct,
     note_read_back,
     speaks_as_user,
 )

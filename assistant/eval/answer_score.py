@@ -61,7 +61,6 @@ from functools import lru_cache
 
 _THOUSANDS = re.compile(r"(?<=\d)[,\u202f\u2009'’](?=\d{3}(?!\d))")
 _TOKEN = re.compile(r"\d+(?:\.\d+)+|[^\W_]+")
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 # "4:15pm" holds the time 4:15: the clock's am/pm is a token of its own.
 _CLOCK = re.compile(r"(?<=\d)(?=[ap]\.?m\b)", re.IGNORECASE)
 
@@ -170,48 +169,13 @@ def normalise(text: str) -> str:
     return _plain(text).casefold()
 
 
-_SAME = re.compile(
-    r"\b(?:((?:mon|tues|wednes|thurs|fri|satur|sun)day)s|(\d+)(?:st|nd|rd|th))\b", re.I
-)
-
-
 def tokens(text: str) -> list[str]:
     """The normalised text's tokens: runs of letters and digits, decimals kept whole."""
     return _TOKEN.findall(_CLOCK.sub(" ", normalise(text)))
 
 
-# "230V" holds 230: a unit written onto its number stands apart, as a clock's pm does.
-_UNIT = re.compile(r"(?<=\d)(?=(?:k?v|k?w|kwh|km|kg|mg|ml|cm|mm|mph|kph|[glmcf])\b)", re.I)
-
-
-def _singular(token: str) -> str:
-    """A word's plural is the word: "walnuts" holds "walnut" (not "glass", "Paris")."""
-    plural = len(token) >= 5 and token.isalpha() and token.endswith("s")
-    return token[:-1] if plural and not token.endswith(("ss", "us", "is")) else token
-
-
-# A clock's minutes after a colon or a dot are one time: "3:45 PM" holds "3.45pm".
-_CLOCK_COLON = re.compile(r"\b(\d{1,2}):(\d{2})(?!\d)")
-# A weekday or a month is its first three letters: "Tuesdays" holds "Tue", "Sept" is "Sep".
-_SHORT = {
-    **{w: w[:3] for w in "monday tuesday wednesday thursday friday saturday sunday".split()},
-    **{w: w[:3] for w in "january february march april june july august september".split()},
-    **{w: w[:3] for w in "october november december".split()},
-    **{"tues": "tue", "thur": "thu", "thurs": "thu", "sept": "sep"},
-}
-
-
-def answer_tokens(text: str) -> list[str]:
-    """The tokens an answer is matched on: "Tuesdays" holds Tuesday, "May 12th" May 12."""
-    text = _CLOCK_COLON.sub(r"\1.\2", _UNIT.sub(" ", _SAME.sub(_same, text)))
-    return [_SHORT.get(t, t) for t in map(_singular, tokens(text))]
-
-
-def _same(match: re.Match[str]) -> str:
-    return match.group(1) or match.group(2)
-
-
-def _find(haystack: Sequence[str], needle: Sequence[str]) -> bool:
+def holds_run(haystack: Sequence[str], needle: Sequence[str]) -> bool:
+    """True when the needle's tokens appear, in order and adjacent, in the haystack."""
     n = len(needle)
     if n == 0:
         return False
@@ -220,37 +184,6 @@ def _find(haystack: Sequence[str], needle: Sequence[str]) -> bool:
         haystack[i] == first and list(haystack[i : i + n]) == list(needle)
         for i in range(len(haystack) - n + 1)
     )
-
-
-# "8:00 PM" is 8pm: a whole hour written with its minutes, before its am/pm.
-_WHOLE_HOUR = re.compile(r"\b(\d{1,2}):00\s*(?=[ap]\.?m\b)", re.IGNORECASE)
-
-
-def contains(reply: str, answer: str) -> bool:
-    """True when the answer's tokens appear, in order and adjacent, among the reply's."""
-    if _find(answer_tokens(reply), answer_tokens(answer)):
-        return True
-    hour = (_WHOLE_HOUR.sub(r"\1 ", reply), _WHOLE_HOUR.sub(r"\1 ", answer))
-    return hour != (reply, answer) and _find(answer_tokens(hour[0]), answer_tokens(hour[1]))
-
-
-def last_number(reply: str) -> float | None:
-    """The last number the reply writes (thousands separators ignored), or None."""
-    found = _NUMBER.findall(normalise(reply))
-    return float(found[-1]) if found else None
-
-
-def is_correct(reply: str, answers: Iterable[str], match: str = "contains") -> bool:
-    """Whether the reply gives one of the gold answers, by the question's match rule."""
-    answers = [str(a) for a in answers]
-    if match == "last_number":
-        value = last_number(reply)
-        golds = [last_number(a) for a in answers]
-        return value is not None and any(g is not None and abs(g - value) < 1e-9 for g in golds)
-    if match != "contains":
-        raise ValueError(f"unknown match rule {match!r}")
-    reply_tokens = answer_tokens(reply)
-    return any(_find(reply_tokens, answer_tokens(a)) for a in answers)
 
 
 @lru_cache(maxsize=1)
@@ -388,7 +321,7 @@ def speaks_as_user(reply: str, question: str) -> bool:
     """
     asked, said = tokens(question), tokens(reply)
     for i, word in enumerate(asked[:-1]):
-        if word == "my" and _find(said, ["my", asked[i + 1]]):
+        if word == "my" and holds_run(said, ["my", asked[i + 1]]):
             return True
         if word == "i":
             # the content word after "I" ("do I usually work" -> "usually"), said after "I"

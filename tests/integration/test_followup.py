@@ -215,6 +215,8 @@ def test_a_question_that_opens_by_going_back_continues_the_memory_topic():
     resolved = resolve("ok back to the appt - what time?", [visit, aside])
     assert resolved.follow_up and resolved.turns_back == 2
     assert "well-child visit" in resolved.query
+    # And after an apology (postman set, read after scoring).
+    assert resolve("Sorry, back to the other thing - what time?", [visit, aside]).turns_back == 2
     # A statement that merely says "back to" stays a message of its own.
     assert not resolve("back to work tomorrow, ugh", [visit, aside]).follow_up
 
@@ -754,6 +756,15 @@ def test_a_pet_asked_about_by_its_kind_is_found_by_its_breed_and_vet(tmp_path):
     # A note already found about a pet is enough: nothing is asked again.
     assert by_its_kind("how old is my dog?", [biscuit]) == ""
     assert by_its_kind("how old is my brother?", []) == ""
+    # A note that only says the word is about no pet (translator and electrician sets,
+    # read after scoring): the search is asked again, and the pet's notes come first.
+    walker = "dog walker Chloé — €15/walk, Tues & Fri at noon"
+    assert by_its_kind("now one about my dog", [walker]) != ""
+    assert about_person([walker, biscuit, "Moose - dental at the vet"], "my dog") == [
+        False,
+        True,
+        False,
+    ]
 
 
 def test_what_a_follow_up_asks_for_is_no_topic_a_distractor_can_share():

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from assistant.eval.answer_match import contains, is_correct, last_number
 from assistant.eval.answer_score import (
     MemoryTerms,
     about_you,
     boilerplate,
-    contains,
     damage,
-    is_correct,
-    last_number,
     note_read_back,
     speaks_as_user,
     tokens,
@@ -76,6 +74,11 @@ def terms() -> MemoryTerms:
         ("Chloé walks on Tuesdays and Fridays.", "Tue", True),  # a weekday's three letters
         ("Due 1 Sept.", "1 September", True),
         ("Due 1 Sept.", "1 Oct", False),
+        ("The MOT is due on September 30th.", "30 Sept", True),  # month first, day first
+        ("That's Thursday, May 23, 2026.", "23 May", True),
+        ("Due 30 September.", "September 30", True),
+        ("Due 30 September.", "September 3", False),
+        ("The service is on Thu 17 Jul 8am.", "8am", True),  # a day already, then a clock
         ("About 26.2 miles.", "26", False),
         ("We meet at the Crown and Kettle.", "Crown & Kettle", True),  # & reads as and
         ("Plot 31, by the water butts", "31", True),
@@ -101,6 +104,7 @@ def test_correct_takes_any_answer_and_no_answer_is_wrong() -> None:
     assert not is_correct("In August.", ["3 August", "August 3"])
     assert not is_correct("", ["x"])
     assert not is_correct("anything", [])
+    assert is_correct("The table is at 8:00 PM.", ["8pm"])  # as `contains` reads it
 
 
 def test_last_number_rule_reads_the_last_number_only() -> None:
