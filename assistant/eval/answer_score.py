@@ -12,9 +12,11 @@ The rules, precisely:
   ("230V" holds "230"), and a clock's minutes after a colon or a dot are one time ("3:45
   PM" holds "3.45pm"); a word in the plural is that word ("Tuesdays" holds "Tuesday",
   "walnuts" "walnut"; not "glass" or "Paris"), a weekday or month its first three letters
-  ("Tue", "Sept"), and an ordinal its number ("May 12th" holds "May 12"). A question may
-  instead ask for `last_number`: the reply's last number must equal a gold number (GSM8K:
-  a worked reply repeats the problem's numbers).
+  ("Tue", "Sept"), an ordinal its number ("May 12th" holds "May 12"), and a month before
+  its day the day before its month ("September 30th" holds "30 Sept"); in
+  assistant/eval/answer_match.py. A question may instead ask for `last_number`: the
+  reply's last number must equal a gold number (GSM8K: a worked reply repeats the
+  problem's numbers).
 - **Damaged** (questions that need no memory). The reply names something specific to a
   stored memory, or talks about the user's memory or notes, or says it knows nothing
   about the user. Specific to a memory means a *memory term* of any stored memory that
