@@ -79,12 +79,28 @@ def _same(match: re.Match[str]) -> str:
 _WHOLE_HOUR = re.compile(r"\b(\d{1,2}):00\s*(?=[ap]\.?m\b)", re.IGNORECASE)
 
 
+_Readings = tuple[list[str], list[str] | None]
+
+
+def _readings(text: str) -> _Readings:
+    """A text's tokens, and its tokens with a whole hour's ":00" dropped, if it has one."""
+    hour = _WHOLE_HOUR.sub(r"\1 ", text)
+    return answer_tokens(text), (answer_tokens(hour) if hour != text else None)
+
+
+def _holds(reply: _Readings, answer: _Readings) -> bool:
+    if holds_run(reply[0], answer[0]):
+        return True
+    if reply[1] is None and answer[1] is None:
+        return False
+    hour_reply = reply[0] if reply[1] is None else reply[1]
+    hour_answer = answer[0] if answer[1] is None else answer[1]
+    return holds_run(hour_reply, hour_answer)
+
+
 def contains(reply: str, answer: str) -> bool:
     """True when the answer's tokens appear, in order and adjacent, among the reply's."""
-    if holds_run(answer_tokens(reply), answer_tokens(answer)):
-        return True
-    hour = (_WHOLE_HOUR.sub(r"\1 ", reply), _WHOLE_HOUR.sub(r"\1 ", answer))
-    return hour != (reply, answer) and holds_run(answer_tokens(hour[0]), answer_tokens(hour[1]))
+    return _holds(_readings(reply), _readings(answer))
 
 
 def last_number(reply: str) -> float | None:
@@ -102,4 +118,5 @@ def is_correct(reply: str, answers: Iterable[str], match: str = "contains") -> b
         return value is not None and any(g is not None and abs(g - value) < 1e-9 for g in golds)
     if match != "contains":
         raise ValueError(f"unknown match rule {match!r}")
-    return any(contains(reply, a) for a in answers)
+    said = _readings(reply)  # read once, matched against each answer
+    return any(_holds(said, _readings(a)) for a in answers)
