@@ -26,12 +26,12 @@ from assistant.people import (
     words,
 )
 from assistant.referents import (
-    NO_OWNERS,
     ONE_PERSON,
     asked_about,
     pointing,
     referent_person,
     substitute,
+    typed_owners,
 )
 from memory.tokens import tokenize
 
@@ -280,8 +280,7 @@ def _typed_owners(message: str, earlier: str, known: Known) -> list[str]:
     """
     said = {w.casefold().removesuffix("'s") for w in words(earlier)}
     last = words(message)[-1:]
-    owners = [w.removesuffix("'s") for w in last if w.islower() and w.endswith("'s")]
-    owners = [w for w in owners if w not in NO_OWNERS | ROLES and w not in said]
+    owners = [w for w in typed_owners(" ".join(last)) if w not in said]
     return known(owners) if known and owners else []
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from memory.tokens import tokenize
 
@@ -31,6 +32,7 @@ _OWN_ANIMAL = re.compile(
 )
 # Words of any pet note that say nothing of which pet: the other cat goes to the vet too.
 _ANY_PET = frozenset(tokenize("vet vets veterinary vaccine vaccination"))
+_KIND_WORDS = frozenset(tokenize("dog dogs puppy pup doggo cat cats kitten kitty pet pets"))
 
 
 def _cues(kind: str) -> str:
@@ -39,7 +41,10 @@ def _cues(kind: str) -> str:
     return " ".join(_KINDS[_ALSO.get(kind, kind)].split())
 
 
-_KIND_WORDS = frozenset(tokenize("dog dogs puppy pup doggo cat cats kitten kitty pet pets"))
+@lru_cache(maxsize=8)
+def _signs(kind: str) -> frozenset[str]:
+    """What says a note is about such a pet: its breeds and care, not the kind's own word."""
+    return frozenset(tokenize(_cues(kind))) - _KIND_WORDS - _ANY_PET
 
 
 def pet_note(text: str, kind: str) -> bool:
@@ -47,8 +52,7 @@ def pet_note(text: str, kind: str) -> bool:
 
     Not a note that only says the word: "dog walker Chloé", "footy - Dogs v Hawks".
     """
-    cues = set(tokenize(_cues(kind))) - _KIND_WORDS - _ANY_PET
-    return bool(cues & set(tokenize(text))) or bool(_OWN_ANIMAL.search(text))
+    return bool(_signs(kind) & set(tokenize(text))) or bool(_OWN_ANIMAL.search(text))
 
 
 def by_its_kind(query: str, memories: Sequence[str]) -> str:

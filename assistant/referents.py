@@ -81,7 +81,7 @@ def _names_someone(message: str, said: Said) -> bool:
         if w.endswith("'s") and (i == 0 or told[i - 1].casefold() != "the")
     )
     return (
-        any(is_name(w) for w in words(message)[1:])
+        any(is_name(w) for w in told[1:])
         or bool(typed_name(message, spelt))
         or any(w not in NO_OWNERS for w in owner)
     )
@@ -97,18 +97,23 @@ def _whom_asked(question: str) -> str:
     return person if person and (opening or person_in(question).casefold().endswith(person)) else ""
 
 
+def typed_owners(text: str) -> list[str]:
+    """Whose, typed in lower case, that is no grammar, time or kin: "tomás's" is tomás."""
+    owners = (w.removesuffix("'s") for w in words(text) if w.islower() and w.endswith("'s"))
+    return [w for w in owners if w not in NO_OWNERS | ROLES]
+
+
 def _typed_owner(question: str, said: Said) -> str:
     """Whose, typed in lower case, that what was said spells as a name: "liam's" is Liam.
 
     Only whose: "mortgage" is no one, though a note opens "Mortgage: Nationwide".
     """
     spelt = [w for text in (*said.memories, said.assistant) for w in words(text) if is_name(w)]
-    for w in words(question):
-        key = w.casefold().removesuffix("'s")
-        if w.islower() and w.endswith("'s") and key not in NO_OWNERS | ROLES:
-            name = next((n for n in spelt if tokenize(n) == tokenize(key)), "")
-            if name:
-                return name.removesuffix("'s")
+    for key in typed_owners(question):
+        typed = tokenize(key)
+        name = next((n for n in spelt if tokenize(n) == typed), "")
+        if name:
+            return name.removesuffix("'s")
     return ""
 
 
