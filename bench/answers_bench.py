@@ -43,6 +43,10 @@ FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks abo
     "followup_postman_test": "followup_postman_test",
     "followup_pharmacist_test": "followup_pharmacist_test",
     "followup_courier_test": "followup_courier_test",
+    "followup_librarian_test": "followup_librarian_test",
+    "followup_barista_test": "followup_barista_test",
+    "followup_surveyor_test": "followup_surveyor_test",
+    "followup_tailor_test": "followup_tailor_test",
 }
 
 
@@ -331,7 +335,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "followup_midwife_test, followup_busdriver_test, "
                         "followup_translator_test, followup_electrician_test, "
                         "followup_postman_test, followup_pharmacist_test, "
-                        "followup_courier_test "
+                        "followup_courier_test, followup_librarian_test, "
+                        "followup_barista_test, followup_surveyor_test, "
+                        "followup_tailor_test "
                         "(the unseen sets: score them once)")  # fmt: skip
     parser.add_argument("--markdown", type=Path, help="also write the section (and plot) here")
 

@@ -15,8 +15,9 @@ followup_beekeeper_test, followup_ranger_test, followup_deckhand_test,
 followup_paramedic_test, followup_teacher2_test, followup_glazier_test,
 followup_midwife_test, followup_busdriver_test, followup_translator_test,
 followup_electrician_test, followup_postman_test, followup_pharmacist_test,
-followup_courier_test) are not here: each is scored once, by hand, `python -m bench
-answers --sets <set>`.
+followup_courier_test, followup_librarian_test, followup_barista_test,
+followup_surveyor_test, followup_tailor_test) are not here: each is scored once, by
+hand, `python -m bench answers --sets <set>`.
 """
 
 from __future__ import annotations
