@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from assistant.asked import asked_kinds, holds
 from assistant.followup import ASKED_FOR, ASKED_TERMS, Resolved, reply_used
 from assistant.people import about_person, content_words
 from memory.records import Memory
@@ -21,7 +22,7 @@ FOLLOW_UP_FOUND = 2
 
 
 def answered_with(
-    resolved: Resolved, earlier: Sequence[Memory], found: Sequence[Memory]
+    resolved: Resolved, earlier: Sequence[Memory], found: Sequence[Memory], message: str = ""
 ) -> tuple[Memory, ...]:
     """The memories a message is answered with, from what its search `found`.
 
@@ -33,7 +34,8 @@ def answered_with(
     continues was answered with first (`earlier`, that turn's memories). "What time?" after
     "When am I meeting Alex?" keeps the memory that turn used, even when its own search
     finds nothing: an empty search must not make the model drop what it was given a turn
-    ago. The resolved query carries the earlier topic, so what it finds comes first.
+    ago. The resolved query carries the earlier topic, so what it finds comes first. When
+    that memory holds what the follow-up `message` asks for, it goes alone (`_still_on`).
     """
     found = tuple(found)
     earlier = tuple(earlier) if resolved.follow_up else ()
@@ -48,6 +50,12 @@ def answered_with(
         return found
     if resolved.referent and not resolved.person:
         found = _on_topic(resolved, found)
+    own = set(tokenize(resolved.query)) - set(tokenize(resolved.referent)) - ASKED_TERMS
+    # Only when the search's best for the resolved query is that fact too: two readings of
+    # the conversation agree on what it is on.
+    on_it = earlier[:1] and found[:1] and found[0].id == earlier[0].id
+    if on_it and _still_on(earlier[0].text, message, own):
+        return earlier[:1]
     if resolved.bare and earlier[:1]:
         # "which day?" after "my mum calls every week right": the conversation is still on
         # the fact that turn was answered with. A second fact beside it (the supervisor's
@@ -60,8 +68,35 @@ def answered_with(
     # The follow-up's own words name what it asks for: "and mine with the knee guy?" after
     # Dad's heart appointment got Dad's, the search's best for the query with his words in
     # it, nearest the question. What shares the most of its own words goes first.
-    own = set(tokenize(resolved.query)) - set(tokenize(resolved.referent)) - ASKED_TERMS
     return tuple(sorted(kept.values(), key=lambda m: -len(own & set(tokenize(m.text)))))
+
+
+# Words a follow-up says of any event or thing, which name none: "what time does it start
+# again?" is about the party the chat is on, though the party's note never says "start".
+_SAID_OF_ANY = frozenset(
+    tokenize(
+        "start starts begin end finish open close leave arrive land usually normally need "
+        "supposed exactly roughly again back due go come make happen"
+    )
+)
+
+
+def _still_on(fact: str, message: str, own: set[str]) -> bool:
+    """True when the fact a conversation is on answers the follow-up alone.
+
+    "how much was the quote?" after "when does the home insurance renew": the home quote,
+    £214, answers it. Sent beside the car insurance's quote, £687, that is what the 1.5B
+    model answered with (and "renewal date?" after the liability insurance got the
+    licence's renewal). So when that fact holds the kind of answer asked for (a time, a
+    day, an amount) and every word the follow-up adds is in it, it goes alone. "And
+    electricity?" names what the fact is not about, and keeps the search.
+    """
+    kinds = asked_kinds(message)
+    if not kinds or not holds(fact, kinds):
+        return False
+    # Five letters decide: "renewal" is the fact's "renews", "quote" its "quoted".
+    stems = {t[:5] for t in tokenize(fact)}
+    return all(w[:5] in stems for w in own - _SAID_OF_ANY)
 
 
 def _on_topic(resolved: Resolved, found: tuple[Memory, ...]) -> tuple[Memory, ...]:

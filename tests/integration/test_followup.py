@@ -797,6 +797,24 @@ def test_a_bare_follow_up_on_the_same_fact_is_answered_with_that_fact_alone():
     assert price in answered_with(resolve("and us?", [before]), (rivals,), (rivals, price))
 
 
+def test_the_fact_the_chat_is_on_answers_alone_what_it_holds():
+    home, car = _memories(
+        "Home insurance renewal 5 Jan, Aviva quote £214",
+        "car insurance renews 12 Dec - Admiral quoted £687 (last yr £598!!)",
+    )
+    asked = "when does the home insurance renew"
+    earlier = Said(asked, "On 5 January.", query=asked, memories=(home.text,))
+
+    def given(message: str) -> set[str]:
+        found = answered_with(resolve(message, [earlier]), (home, car), (home, car), message)
+        return {m.text for m in found}
+
+    # Beside the car's £687, the 1.5B model answered with it: the home quote goes alone.
+    assert given("how much was the quote?") == {home.text}
+    # It names what the fact is not about: both stay.
+    assert given("and how much is the car one?") == {home.text, car.text}
+
+
 def test_a_follow_up_carries_the_fact_the_last_reply_used_not_the_first_found():
     checkup, filling = _memories(
         "Dentist check-up on 4 June at 2:15pm, Salamanca Dental.",
