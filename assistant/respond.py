@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from assistant.completion import ModelCallError
+from assistant.hours import with_twelve_hour
 from assistant.llm import MessagesApi
 from assistant.text import Label
 from memory.records import Memory
@@ -150,7 +151,8 @@ def memory_block(memories: Sequence[str], lookup: Lookup = Lookup.SEARCHED, mean
     # Given most relevant first, written most relevant last, nearest the person's words: the
     # 1.5B model answered from whichever fact stood nearest the question ("When's her
     # birthday?" after Mum got the brother's birthday, listed last, though Mum's was first).
-    lines = [f"- {quoted(text)}" for text in reversed(memories)]
+    # "16:40" goes with "(4:40 pm)": the 1.5B model read it as 2:40 PM (assistant/hours.py).
+    lines = [f"- {quoted(with_twelve_hour(text))}" for text in reversed(memories)]
     return preamble(meant) + "\n<told>\n" + "\n".join(lines) + "\n</told>"
 
 

@@ -219,6 +219,22 @@ def test_memories_are_quoted_data_beside_the_message_only_on_retrieve(
     assert "jazz" not in body["system"]
 
 
+def test_a_24_hour_time_reaches_the_model_in_12_hour_form_too_and_the_memory_is_unchanged(
+    fake_api, sdk_client, store, log
+):
+    # The 1.5B model answered "16:40" as "2:40 PM": the copy it reads says "4:40 pm" too.
+    saved = "Chorizo vet - Dr. Okafor, Wed 22 May 16:40, booster. Bürgeramt 9:10"
+    store.add(saved, source="typed")
+    fake_api.queue(
+        Reply(text='{"retrieve": true, "query": "Chorizo vet", "reason": "r"}'),
+        Reply(text="At 4:40 pm."),
+    )
+    turn = model_pipeline(sdk_client, store, log).respond("what time is chorizo's vet?")
+    notes, _ = _texts(fake_api.requests[1].body["messages"][-1])
+    assert "16:40 (4:40 pm)" in notes and "9:10 (" not in notes
+    assert [m.text for m in turn.memories] == [saved]  # shown and kept as the user wrote it
+
+
 def test_history_replays_the_facts_each_reply_used_and_nothing_else(
     fake_api, sdk_client, store, log
 ):
