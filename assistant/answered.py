@@ -6,12 +6,14 @@ person is not handed memories about someone else. Word rules only, no model call
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Protocol
 
 from assistant.asked import asked_kinds, holds
 from assistant.followup import ASKED_FOR, ASKED_TERMS, Resolved, reply_used
 from assistant.people import about_person, content_words
+from assistant.referents import pet_named
 from memory.records import Memory
 from memory.tokens import tokenize
 
@@ -142,3 +144,22 @@ def carried(turn: _Answered, before: Sequence[str] = ()) -> tuple[Memory, ...]:
     if not used and before:
         used = set(reply_used(texts, " ".join(before), turn.message))
     return tuple(sorted(turn.memories, key=lambda m: m.text not in used))
+
+
+# "What time is it at?" after the optician: the 1.5B model answered with a clock time of
+# its own ("It's 11:15 AM"), as if asked the time now. "that" can only be what was said.
+_IT_NOW = re.compile(r"\b(what|which)(\s+)(time|day|date)(\s+)is(\s+)it\b", re.IGNORECASE)
+
+
+def meant_of(message: str, resolved: Resolved, memories: Sequence[str], rewrite: bool) -> str:
+    """What the reply model is told the message meant, or "" when its own words say it.
+
+    When `rewrite` (the gate read the conversation), a follow-up rewritten to stand alone:
+    "When's her birthday?" is "When's Mom's birthday?". "what time is it?" on a follow-up
+    is "what time is that?". And "my dog" is "my dog Chorizo" when a fact given names him:
+    else the 1.5B model's joke "about my dog, by name" was about a "Max".
+    """
+    said = resolved.query if resolved.rewritten and rewrite else ""
+    if not said and rewrite and resolved.follow_up and _IT_NOW.search(message):
+        said = _IT_NOW.sub(r"\1\2\3\4is\5that", message)
+    return pet_named(said or message, memories) or said

@@ -69,6 +69,25 @@ def by_its_kind(query: str, memories: Sequence[str]) -> str:
     return _cues(kind)
 
 
+def own_pet(message: str) -> re.Match[str] | None:
+    """Where a message says the user's pet by its kind ("my dog"); group 1 is the kind."""
+    return _OWN_ANIMAL.search(message)
+
+
+def pet_words(kind: str) -> frozenset[str]:
+    """The tokens a note about such a pet says of it, none of them its name."""
+    return _signs(kind) | _ANY_PET | _KIND_WORDS
+
+
+def other_kind(text: str, kind: str) -> bool:
+    """True for a note that says it is about a pet of another kind ("Kluska's dog trainer")."""
+    others = {"dog": "cat", "cat": "dog"}.get(_ALSO.get(kind, kind))
+    if others is None:
+        return False
+    own = frozenset(tokenize(_cues(others))) - frozenset(tokenize(_CARE))
+    return bool(own & set(tokenize(text)))
+
+
 def kind_asked(person: str) -> str:
     """The kind of pet the user's own a person is ("my dog": "dog"; "cat" alone: "")."""
     asked = _OWN_ANIMAL.fullmatch(person.strip())

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from assistant.answered import answered_with, carried, reply_used
+from assistant.answered import answered_with, carried, meant_of, reply_used
 from assistant.capture import CaptureMethod, Capturer, CaptureResult
 from assistant.completion import describe_error
 from assistant.followup import RECENT_TURNS, Resolved, resolve
@@ -308,7 +308,10 @@ class Pipeline:
         # nearby fact named). Not in the baselines (always, never): they read the message
         # alone, as the products they stand for do, and their decision has no query_source.
         read_with_conversation = decision.retrieve and bool(decision.query_source)
-        meant = resolved.query if resolved.rewritten and read_with_conversation else ""
+        texts = [m.text for m in memories]
+        meant = (
+            meant_of(message, resolved, texts, read_with_conversation) if decision.retrieve else ""
+        )
         result = self.responder.reply(
             message, memories, past, on_text=on_text, lookup=lookup, meant=meant
         )

@@ -13,8 +13,10 @@ from collections.abc import Sequence
 from assistant.gates.base import Said
 from assistant.people import (
     FUNCTION_WORDS,
+    NO_ONE,
     ROLES,
     SELF,
+    TITLES,
     about_person,
     is_name,
     names_in,
@@ -23,6 +25,7 @@ from assistant.people import (
     typed_name,
     words,
 )
+from assistant.pets import other_kind, own_pet, pet_note, pet_words
 from memory.tokens import tokenize
 
 # Whose "'s" is grammar or time, no one's: "what time's the vet?", "today's date".
@@ -189,3 +192,63 @@ def substitute(message: str, person: str) -> str:
 
 
 _SPELT_OUT = {"re": " are", "ve": " have", "ll": " will"}
+
+
+# "Our dog is Biscuit", "my cat Mielie (tabby)", "Farm dog is Rusty", "a black lab called
+# Poivre": the note says which name is the pet's.
+_PET_IS = re.compile(
+    r"\b(?:(?:dog|cat|puppy|pup|kitten)\s*(?:is called|is named|is|called|named|,|-|:)?"
+    r"|called|named)\s+([A-Z][\w'’-]+)"
+)
+
+
+def _pet_name(notes: Sequence[str], kind: str) -> str:
+    """The name notes about the user's pet give it: said as theirs, else the one most use."""
+    for note in notes:
+        said = _PET_IS.search(note)
+        if said and is_name(said.group(1)):
+            return said.group(1)
+    skip = FUNCTION_WORDS | NO_ONE | TITLES | ROLES
+    counts: dict[str, int] = {}
+    for note in notes:
+        said = words(note)
+        for i, w in enumerate(said):
+            key = w.casefold().removesuffix("'s")
+            # Not "Dr Okafor", nor "Pollok Vets" or "Black Hawk": a vet's or a brand's name.
+            beside = [said[j] for j in (i - 1, i + 1) if 0 <= j < len(said)]
+            if (
+                not is_name(w)
+                or key in skip
+                or set(tokenize(w)) & pet_words(kind)
+                or any(is_name(b) or b.casefold().rstrip(".") in TITLES for b in beside)
+            ):
+                continue
+            name = w.removesuffix("'s").removesuffix("’s")
+            counts.setdefault(name, 0)
+            counts[name] += 1 if name not in said[:i] else 0
+            # A note's first word is what it is about ("Chorizo vet - Dr. Okafor…").
+            counts[name] += 1 if i == 0 else 0
+    # In two notes, or opening one: "Whiskas" in "cat litter and Whiskas" is a brand.
+    best = max(counts, key=lambda n: counts[n], default="")
+    return best if best and counts[best] >= 2 else ""
+
+
+def pet_named(message: str, memories: Sequence[str]) -> str:
+    """The message with "my dog" as "my dog Chorizo", when notes given name the pet; else "".
+
+    "now one about my dog, use his name" after a joke was sent Chorizo's vet note, and the
+    1.5B model's joke was about "Max": nothing told it the note's Chorizo is the dog.
+    """
+    asked = own_pet(message)
+    if asked is None:
+        return ""
+    kind = asked.group(1).casefold()
+    name = _pet_name([t for t in memories if pet_note(t, kind)], kind)
+    # The cat's vet note names the dog too when both go to the vet: "Kluska booster jab".
+    if any(
+        name in {w.removesuffix("'s") for w in words(t)} and other_kind(t, kind) for t in memories
+    ):
+        return ""
+    if not name or name.casefold() in message.casefold():
+        return ""
+    return f"{message[: asked.end()]} {name}{message[asked.end() :]}"

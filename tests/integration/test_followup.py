@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from assistant.answered import answered_with, carried
@@ -14,6 +16,7 @@ from assistant.offline import OfflineResponder
 from assistant.people import about_person, by_their_name
 from assistant.pets import by_its_kind
 from assistant.pipeline import Pipeline, Turn
+from assistant.referents import pet_named
 from assistant.respond import NOTHING_FOUND_NOTE, ModelResponder
 from memory.records import Memory
 from tests.stores import seeded_store
@@ -1113,3 +1116,53 @@ def test_a_name_opening_the_first_message_is_who_she_is():
     assert resolved.query == "which one is it Maya's meant to use"
     # A word a sentence opens with is still no one: "Today's the day" names nobody.
     assert resolve("is she ready?", [Said("Today's the day", "Good luck!")]).person == ""
+
+
+def test_the_model_is_told_the_name_a_given_fact_gives_my_dog(fake_api, sdk_client, tmp_path):
+    vet = "Chorizo vet - Dr. Okafor, Weserstr. 112, Wed 22 May 16:40. booster"
+    walker = "dog walker Chloé comes Tuesdays and Fridays"
+    turns = pipeline(sdk_client, seeded_store(tmp_path / "mem", "tester", vet, walker))
+    fake_api.queue(Reply(text=SKIP), Reply(text="Why did the chicken cross the road?"))
+    joke = turns.respond("tell me a joke")
+    dog = '{"retrieve": true, "query": "my dog", "reason": "your pet"}'
+    fake_api.queue(Reply(text=dog), Reply(text="Chorizo chased his tail."))
+    turn = turns.respond("haha ok now one about my dog, use his name", [joke])
+    assert vet in [m.text for m in turn.memories]
+    # Not "Okafor" (the vet), nor Chloé (the dog walker, in no note about a dog of mine).
+    assert turn.meant.startswith("haha ok now one about my dog Chorizo, use ")
+    assert f"about {json.dumps(turn.meant)}" in last_user_text(fake_api)
+
+
+def test_what_time_is_it_on_a_follow_up_is_told_as_the_time_of_what_was_said(
+    fake_api, sdk_client, store
+):
+    # "What time is it at?" after the optician got "It's 11:15 AM": a clock time, made up.
+    turns = pipeline(sdk_client, store)
+    first = meeting_alex(fake_api, turns)
+    fake_api.queue(Reply(text=SKIP), Reply(text="At 7:30pm."))
+    turn = turns.respond("ok what time is it at?", [first])
+    assert turn.meant == "ok what time is that at?"
+    assert 'Things I told you before about "ok what time is that at?"' in last_user_text(fake_api)
+    # The always-retrieve baseline reads the message alone: it is told nothing more.
+    fake_api.queue(Reply(text="Thursday."))
+    again = turns.with_(gate=always_gate())
+    said = again.respond("When am I meeting Alex?")
+    fake_api.queue(Reply(text="It's noon."))
+    assert again.respond("what time is it?", [said]).meant == ""
+
+
+@pytest.mark.parametrize(
+    "kind, notes, name",
+    [
+        ("dog", ["Farm dog is Rusty, a border collie heeler cross"], "Rusty"),
+        ("dog", ["Our dog is a black lab called Poivre."], "Poivre"),
+        # A brand in a shopping note, or a name the note does not open with: no name.
+        ("cat", ["cat litter and Whiskas from Tesco"], ""),
+        ("cat", ["Booster jab for Mielie at Riverview Vets"], ""),
+        # The dog's booster note is no note about the cat's name.
+        ("cat", ["Kluska booster jab Thu 3 Oct", "Kluska's dog trainer is Becky"], ""),
+    ],
+)
+def test_a_pets_name_is_the_one_its_notes_give_it(kind, notes, name):
+    told = f"about our {kind} {name}, by name" if name else ""
+    assert pet_named(f"about our {kind}, by name", notes) == told
