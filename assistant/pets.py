@@ -74,18 +74,22 @@ def own_pet(message: str) -> re.Match[str] | None:
     return _OWN_ANIMAL.search(message)
 
 
+@lru_cache(maxsize=8)
 def pet_words(kind: str) -> frozenset[str]:
     """The tokens a note about such a pet says of it, none of them its name."""
     return _signs(kind) | _ANY_PET | _KIND_WORDS
 
 
+@lru_cache(maxsize=2)
+def _only_of(kind: str) -> frozenset[str]:
+    """What a note says of this kind of pet alone: its word and breeds, not the vet's care."""
+    return frozenset(tokenize(_cues(kind))) - frozenset(tokenize(_CARE))
+
+
 def other_kind(text: str, kind: str) -> bool:
     """True for a note that says it is about a pet of another kind ("Kluska's dog trainer")."""
     others = {"dog": "cat", "cat": "dog"}.get(_ALSO.get(kind, kind))
-    if others is None:
-        return False
-    own = frozenset(tokenize(_cues(others))) - frozenset(tokenize(_CARE))
-    return bool(own & set(tokenize(text)))
+    return others is not None and bool(_only_of(others) & set(tokenize(text)))
 
 
 def kind_asked(person: str) -> str:

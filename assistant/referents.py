@@ -8,6 +8,7 @@ over the last exchanges, as in the resolver (assistant/followup.py) that reads t
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 
 from assistant.gates.base import Said
@@ -209,28 +210,29 @@ def _pet_name(notes: Sequence[str], kind: str) -> str:
         if said and is_name(said.group(1)):
             return said.group(1)
     skip = FUNCTION_WORDS | NO_ONE | TITLES | ROLES
-    counts: dict[str, int] = {}
+    said_of_pets = pet_words(kind)
+    counts: Counter[str] = Counter()
     for note in notes:
         said = words(note)
+        names: set[str] = set()
         for i, w in enumerate(said):
-            key = w.casefold().removesuffix("'s")
+            name = w.removesuffix("'s")
             # Not "Dr Okafor", nor "Pollok Vets" or "Black Hawk": a vet's or a brand's name.
             beside = [said[j] for j in (i - 1, i + 1) if 0 <= j < len(said)]
             if (
                 not is_name(w)
-                or key in skip
-                or set(tokenize(w)) & pet_words(kind)
+                or name.casefold() in skip
+                or set(tokenize(w)) & said_of_pets
                 or any(is_name(b) or b.casefold().rstrip(".") in TITLES for b in beside)
             ):
                 continue
-            name = w.removesuffix("'s").removesuffix("’s")
-            counts.setdefault(name, 0)
-            counts[name] += 1 if name not in said[:i] else 0
+            names.add(name)
             # A note's first word is what it is about ("Chorizo vet - Dr. Okafor…").
-            counts[name] += 1 if i == 0 else 0
+            counts[name] += i == 0
+        counts.update(names)  # once a note
     # In two notes, or opening one: "Whiskas" in "cat litter and Whiskas" is a brand.
-    best = max(counts, key=lambda n: counts[n], default="")
-    return best if best and counts[best] >= 2 else ""
+    best = max(counts, key=counts.__getitem__, default="")
+    return best if counts[best] >= 2 else ""
 
 
 def pet_named(message: str, memories: Sequence[str]) -> str:
@@ -244,11 +246,11 @@ def pet_named(message: str, memories: Sequence[str]) -> str:
         return ""
     kind = asked.group(1).casefold()
     name = _pet_name([t for t in memories if pet_note(t, kind)], kind)
+    if not name or name.casefold() in message.casefold():
+        return ""
     # The cat's vet note names the dog too when both go to the vet: "Kluska booster jab".
     if any(
         name in {w.removesuffix("'s") for w in words(t)} and other_kind(t, kind) for t in memories
     ):
-        return ""
-    if not name or name.casefold() in message.casefold():
         return ""
     return f"{message[: asked.end()]} {name}{message[asked.end() :]}"
