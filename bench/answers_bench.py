@@ -47,6 +47,10 @@ FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks abo
     "followup_barista_test": "followup_barista_test",
     "followup_surveyor_test": "followup_surveyor_test",
     "followup_tailor_test": "followup_tailor_test",
+    "followup_plumber_test": "followup_plumber_test",
+    "followup_dentist_test": "followup_dentist_test",
+    "followup_violinist_test": "followup_violinist_test",
+    "followup_reporter_test": "followup_reporter_test",
 }
 
 
@@ -337,7 +341,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "followup_postman_test, followup_pharmacist_test, "
                         "followup_courier_test, followup_librarian_test, "
                         "followup_barista_test, followup_surveyor_test, "
-                        "followup_tailor_test "
+                        "followup_tailor_test, followup_plumber_test, "
+                        "followup_dentist_test, followup_violinist_test, "
+                        "followup_reporter_test "
                         "(the unseen sets: score them once)")  # fmt: skip
     parser.add_argument("--markdown", type=Path, help="also write the section (and plot) here")
 
