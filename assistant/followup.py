@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from assistant.gates.base import Said
 from assistant.people import (
+    FUNCTION_WORDS,
     ROLES,
     SELF,
     content_words,
@@ -81,6 +82,7 @@ ASKED_TERMS = frozenset(tokenize(" ".join(ASKED_FOR)))
 _LONG_POINTER_WORDS = 14
 # Question words alone, typos included: "were?" is a fast "where?".
 _ASKS = frozenset("where were wher when wen whn why how who what wat wot which whose".split())
+_ASK_TERMS = frozenset(tokenize(" ".join(_ASKS)))
 _DEFINITE = re.compile(r"\b(?:the|that|those)\s+([A-Za-z][a-z-]{2,})\b", re.IGNORECASE)
 _BACK = re.compile(r"\b(?:back to|going back|returning to)\b", re.IGNORECASE)
 _BACK_WORDS = 20
@@ -244,10 +246,31 @@ def _continued(message: str, recent: Sequence[Said]) -> int:
         if recent[-back].query and (
             _AGAIN.search(message)
             or not aside
-            and _names_what_was_said(message, _all_said(recent[-back]))
+            and (
+                _names_what_was_said(message, _all_said(recent[-back]))
+                or _back_on(message, recent[-back], recent[-1])
+            )
         ):
             return back
     return 1
+
+
+def _back_on(message: str, topic: Said, aside: Said) -> bool:
+    """True when a follow-up past a general aside speaks of the memory exchange before it.
+
+    "what dose was it?" after the blood-pressure pill and "whats the capital of canada"
+    names the pill's dose, a word of that exchange and not of the aside; "wait what cant
+    she have?" after Mochi's food and "how long do rabbits live" has a "she" that only the
+    memory exchange gives anyone to be. "and how high is it?" after "what's the tallest
+    mountain in Africa?" stays with the aside.
+    """
+    own = set(tokenize(" ".join(content_words(message)))) - ASKED_TERMS - _ASK_TERMS
+    if own & set(tokenize(_all_said(topic))) and not own & set(tokenize(_all_said(aside))):
+        return True
+    told = {w.casefold() for w in words(message)}
+    return bool(
+        pointing(told) & ONE_PERSON and not referent_person([aside]) and referent_person([topic])
+    )
 
 
 def _carried_on(message: str, recent: Sequence[Said]) -> int:
@@ -284,6 +307,25 @@ def _typed_owners(message: str, earlier: str, known: Known) -> list[str]:
     return known(owners) if known and owners else []
 
 
+_LED = re.compile(
+    r"^\W*(?:(?:ok|okay|so)\W+)?(?:and|what about|how about)\s+([^\W\d_][\w'’-]*)\s*[?,:]"
+)
+
+
+def _led_by(message: str, asked: str, known: Known) -> str:
+    """Who an "and …?" names first, typed in lower case: "and amani? what's his allergy".
+
+    Only a word the earlier question did not say and the memories mention: "and amani?"
+    after Zawadi's allergy asks Amani's, and "his" is Amani.
+    """
+    led = _LED.match(message)
+    word = led.group(1) if led else ""
+    said = {w.casefold() for w in words(asked)}
+    if not word.islower() or word in said or word in FUNCTION_WORDS | ROLES | SELF:
+        return ""
+    return word if known and known([word]) else ""
+
+
 def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolved:
     """The message as a standalone query, using the last exchanges (oldest first) if needed."""
     recent = list(recent)[-RECENT_TURNS:]
@@ -310,6 +352,7 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
     # "Now one about my dog, use his name": the message's own "my dog" comes first.
     pronoun = re.search(r"\b(?:he|him|his|she|her|hers|they|them|their|theirs)\b", message, re.I)
     own = person_in(message[: pronoun.start()]) if pronoun else ""
+    own = own or (_led_by(message, f"{earlier.user} {earlier.query}", known) if pronoun else "")
     person = own or referent_person(recent[: len(recent) - back + 1])
     # Names the earlier question did not ask about: "And Aoife's?" after "When's Oisín's
     # birthday?" asks the same of Aoife, even when that turn's memories named her. Only in
@@ -317,12 +360,17 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
     asked = f"{earlier.user} {earlier.query}"
     new = new_names(message, asked) or _typed_owners(message, asked, known)
     if person and new and len(tokens) <= _FRAGMENT_WORDS:
-        # "And Mum's?" after "When's Declan's birthday?": the same question, another person.
-        query = re.sub(rf"\b{re.escape(person)}\b", new[0], earlier.user, flags=re.I)
+        # "And Mum's?" after "When's Declan's birthday?": the same question, another person;
+        # "and mai's?" after "whats bao's teacher's name": Mai's teacher's, not Mai's name.
+        whose = person.split("'s ")[0]
+        query = re.sub(rf"\b{re.escape(whose)}\b", new[0], earlier.user, flags=re.I)
         if query != earlier.user:
             return Resolved(query, True, back, referent=new[0], person=new[0], rewritten=True)
     role = person_in(message)
-    if person and not pointing(tokens) and role.removeprefix("my ").casefold() in ROLES:
+    # Only a fragment or an "and …" asks the same again: "when am I going there with my
+    # daughter?" after "what's the capital of Portugal?" is a question of its own.
+    again = switched_to(message, asked) is not None
+    if person and again and not pointing(tokens) and role.removeprefix("my ").casefold() in ROLES:
         # "and my mom's?" after "When's Nandi's birthday?": the same question, someone named
         # by role; "my brother" after "When's Declan's birthday?" may be Declan, and asks
         # the same.

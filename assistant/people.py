@@ -46,6 +46,7 @@ ROLES = frozenset(
     horse advisor adviser pastor priest vicar rabbi imam headteacher professor surgeon
     physio physiotherapist midwife pharmacist optician counselor counsellor plumber builder
     electrician mechanic contractor babysitter nanny childminder carer caregiver groomer
+    rabbit bunny hamster tortoise turtle parrot pony grandson granddaughter
     """.split()
 )
 # "in Wisconsin", "at Nopa": after these a capitalised word is a place. Not "to" or
@@ -157,6 +158,19 @@ def person_in(text: str) -> str:
                 # "Aoife's teacher" is one person, and not "Oisín's teacher".
                 found = owner + " " + w.removesuffix("'s")
                 continue
+            typed = tokens[i - 1] if i > 0 else ""
+            if typed.islower() and typed.endswith("'s") and _owner(typed.removesuffix("'s")):
+                # "murat's wife", typed in lower case, is Murat's, and "her baby" is hers.
+                # "njeri's doctor appt" is Njeri's appointment, and "she" is Njeri.
+                after = tokens[i + 1] if i + 1 < len(tokens) else ""
+                thing = (
+                    not w.endswith("'s")  # "bao's teacher's name" is the teacher's
+                    and after.islower()
+                    and after.casefold() not in FUNCTION_WORDS
+                )
+                role = w.removesuffix("'s")
+                found = typed.removesuffix("'s") if thing else f"{typed} {role}"
+                continue
             found = ("my " if mine else "") + w.removesuffix("'s")
         elif (i > 0 or w.endswith("'s")) and is_name(w) and key not in FUNCTION_WORDS | NO_ONE:
             # "Zara's had another flare up": a possessive opening a sentence is a name too.
@@ -171,6 +185,15 @@ def person_in(text: str) -> str:
             found = f"{found} {name}" if whole else name
             named_at = i
     return found
+
+
+# Whose "'s" says no one's: "today's coach", "this week's teacher", "the team's".
+_NOT_OWNERS = frozenset("time day week month year team school class club".split())
+
+
+def _owner(key: str) -> bool:
+    """True for a lower-case word before "'s" that can be someone: "murat", not "today"."""
+    return key.isalpha() and key not in FUNCTION_WORDS | NO_ONE | ROLES | _NOT_OWNERS
 
 
 def names_in(text: str) -> list[str]:

@@ -24,24 +24,33 @@ _KINDS = {
         doberman vizsla weimaraner westie yorkie""",
     "cat": f"""cat kitten {_CARE} cattery litter catflap tabby siamese persian ragdoll bengal
         sphynx moggy burmese""",
+    # Not "hay" (hay fever), "cage", "tank" or "shell" (the petrol station): other senses.
+    "rabbit": f"rabbit bunny {_CARE} lop lionhead hutch",
+    "hamster": f"hamster gerbil {_CARE}",
+    "tortoise": f"tortoise turtle terrapin {_CARE} vivarium",
+    "bird": f"bird budgie {_CARE} parrot cockatiel parakeet canary",
+    "horse": f"horse pony {_CARE} farrier saddle",
 }
 _ALSO = {"dogs": "dog", "puppy": "dog", "pup": "dog", "doggo": "dog", "cats": "cat",
-         "kitten": "cat", "kitty": "cat"}  # fmt: skip
-_OWN_ANIMAL = re.compile(
-    r"\b(?:my|our)\s+(dogs?|puppy|pup|doggo|cats?|kitten|kitty|pets?)\b", re.IGNORECASE
-)
+         "kitten": "cat", "kitty": "cat", "rabbits": "rabbit", "bunny": "rabbit",
+         "bunnies": "rabbit", "hamsters": "hamster", "tortoises": "tortoise",
+         "turtle": "tortoise", "turtles": "tortoise", "birds": "bird", "budgie": "bird",
+         "budgies": "bird", "parrot": "bird", "parrots": "bird", "pony": "horse",
+         "ponies": "horse", "horses": "horse"}  # fmt: skip
+_ANIMALS = sorted({*_KINDS, *_ALSO, "pet", "pets"}, key=len, reverse=True)  # longest first
+_OWN_ANIMAL = re.compile(rf"\b(?:my|our)\s+({'|'.join(_ANIMALS)})\b", re.IGNORECASE)
 # Words of any pet note that say nothing of which pet: the other cat goes to the vet too.
 _ANY_PET = frozenset(tokenize("vet vets veterinary vaccine vaccination"))
-_KIND_WORDS = frozenset(tokenize("dog dogs puppy pup doggo cat cats kitten kitty pet pets"))
+_KIND_WORDS = frozenset(tokenize(" ".join(_ANIMALS)))
 
 
 def _cues(kind: str) -> str:
     if kind.startswith("pet"):
-        return " ".join(dict.fromkeys(f"{_KINDS['dog']} {_KINDS['cat']}".split()))
+        return " ".join(dict.fromkeys(" ".join(_KINDS.values()).split()))
     return " ".join(_KINDS[_ALSO.get(kind, kind)].split())
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=32)
 def _signs(kind: str) -> frozenset[str]:
     """What says a note is about such a pet: its breeds and care, not the kind's own word."""
     return frozenset(tokenize(_cues(kind))) - _KIND_WORDS - _ANY_PET
@@ -74,13 +83,13 @@ def own_pet(message: str) -> re.Match[str] | None:
     return _OWN_ANIMAL.search(message)
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=32)
 def pet_words(kind: str) -> frozenset[str]:
     """The tokens a note about such a pet says of it, none of them its name."""
     return _signs(kind) | _ANY_PET | _KIND_WORDS
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=32)
 def _only_of(kind: str) -> frozenset[str]:
     """What a note says of this kind of pet alone: its word and breeds, not the vet's care."""
     return frozenset(tokenize(_cues(kind))) - frozenset(tokenize(_CARE))
@@ -88,8 +97,10 @@ def _only_of(kind: str) -> frozenset[str]:
 
 def other_kind(text: str, kind: str) -> bool:
     """True for a note that says it is about a pet of another kind ("Kluska's dog trainer")."""
-    others = {"dog": "cat", "cat": "dog"}.get(_ALSO.get(kind, kind))
-    return others is not None and bool(_only_of(others) & set(tokenize(text)))
+    own = _ALSO.get(kind, kind)
+    if own not in _KINDS:
+        return False  # "my pet": any kind is its own
+    return any(_only_of(other) & set(tokenize(text)) for other in _KINDS if other != own)
 
 
 def kind_asked(person: str) -> str:

@@ -198,8 +198,8 @@ _SPELT_OUT = {"re": " are", "ve": " have", "ll": " will"}
 # "Our dog is Biscuit", "my cat Mielie (tabby)", "Farm dog is Rusty", "a black lab called
 # Poivre": the note says which name is the pet's.
 _PET_IS = re.compile(
-    r"\b(?:(?:dog|cat|puppy|pup|kitten)\s*(?:is called|is named|is|called|named|,|-|:)?"
-    r"|called|named)\s+([A-Z][\w'’-]+)"
+    r"\b(?:(?:dog|cat|puppy|pup|kitten|rabbit|bunny|hamster|tortoise|turtle|budgie|parrot|pony)"
+    r"\s*(?:is called|is named|is|called|named|,|-|:)?|called|named)\s+([A-Z][\w'’-]+)"
 )
 
 

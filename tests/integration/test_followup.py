@@ -187,6 +187,33 @@ def test_the_thing_a_memory_turn_spoke_of_is_that_thing_after_a_general_aside():
     assert resolve("and what causes the rhythm?", [appt, aside]).turns_back == 1
 
 
+def test_a_follow_up_past_an_aside_that_speaks_of_the_memory_turn_goes_back_to_it():
+    # Surveyor and tailor sets, read after scoring: "when does it renew?" was searched with
+    # the boiling point of water, found nothing, and the reply made a date up.
+    cover = "truck plate BKRT 471. insurance w/ Co-operators $2,184/yr, renews 1 May"
+    truck = Said(
+        "how much is the truck insurance a year",
+        "$2,184 a year.",
+        query="truck insurance a year",
+        memories=(cover,),
+    )
+    aside = Said("whats the boiling point of water in fahrenheit", "212°F.")
+    resolved = resolve("when does it renew?", [truck, aside])
+    assert resolved.turns_back == 2 and "truck insurance" in resolved.query
+    # A "she" that only the memory turn gives anyone to be (barista set).
+    mochi = "mochi eats timothy hay + abt 1 cup greens a day. NO iceberg lettuce"
+    food = Said("what does Mochi eat", "Timothy hay and greens.", query="what does Mochi eat",
+                memories=(mochi,))  # fmt: skip
+    rabbits = Said("how long do rabbits usually live btw", "About 8 to 12 years.")
+    assert resolve("wait what cant she have?", [food, rabbits]).turns_back == 2
+    # What the aside spoke of stays with the aside, words the memory turn shares included.
+    assert resolve("and how hot is it in celsius?", [truck, aside]).turns_back == 1
+    mountain = Said("what's the tallest mountain in Africa?", "Kilimanjaro.")
+    assert resolve("and how high is it?", [truck, mountain]).turns_back == 1
+    poet = Said("who wrote Dracula?", "Bram Stoker wrote Dracula.")
+    assert resolve("when was he born?", [food, poet]).turns_back == 1
+
+
 def test_a_long_message_that_goes_back_to_the_memory_topic_continues_it():
     trip = Said(
         "when do we get the ferry to maria island",
@@ -238,6 +265,47 @@ def test_going_back_to_a_topic_skips_an_aside_that_was_searched():
     resolved = resolve("ok back to his birthday, what date was it again?", [birthday, aside])
     assert resolved.turns_back == 2 and "Tyler" in resolved.query
     assert "Transmission" not in resolved.query
+
+
+def test_someones_role_typed_in_lower_case_is_theirs():
+    # Tailor set, read after scoring: "her baby" after "murat's wife" was any wife's.
+    wife = Said("whats the name of murat's wife again", "Elif.")
+    resolved = resolve("when is her baby due?", [wife])
+    assert resolved.query == "when is murat's wife's baby due?"
+    # "today's" is no one's.
+    assert resolve("when does she start?", [Said("who's today's teacher?", "")]).person == (
+        "teacher"
+    )
+    # A role before a thing names the thing: "she" is Njeri (pharmacist set).
+    appt = Said("when is mama njeri's doctor appt again?", "Wed 19 March.")
+    assert resolve("what meds is she getting reviewed?", [appt]).person == "njeri"
+    # The same question about another child asks about her teacher (electrician set).
+    teacher = Said("whats bao's teacher's name", "Ms Patel.", query="whats bao's teacher's name")
+    knows = lambda names: [n for n in names if n == "mai"]  # noqa: E731
+    assert resolve("and mai's?", [teacher], knows).query == "whats mai's teacher's name"
+
+
+def test_a_new_name_an_and_opens_with_is_whom_the_pronoun_means():
+    # Pharmacist set, read after scoring: "his" was Zawadi, and her allergy was sent.
+    earlier = Said("what's zawadi allergic to again", "Amoxicillin.",
+                   query="what's zawadi allergic to again")  # fmt: skip
+    knows = lambda names: [n for n in names if n in {"amani", "zawadi"}]  # noqa: E731
+    resolved = resolve("and amani? what's his allergy", [earlier], knows)
+    assert resolved.query == "and amani? what's amani's allergy"
+    # Only a word the memories mention: "and honestly, what's his problem" names no one.
+    assert "honestly's" not in resolve("and honestly, what's his problem", [earlier], knows).query
+
+
+def test_a_question_of_its_own_with_a_role_is_not_the_last_question_again():
+    # Librarian set, read after scoring: "when am I going there with my daughter?" after
+    # the capital of Portugal was searched as "what's the capital of my daughter?".
+    capital = Said("what's the capital of Portugal?", "Lisbon.")
+    resolved = resolve("when am I going there with my daughter?", [capital])
+    assert "capital of my daughter" not in resolved.query
+    assert "Portugal" in resolved.query and "my daughter" in resolved.query
+    # A fragment still asks the same about someone else.
+    birthday = Said("When's Nandi's birthday?", "3 May.", query="When's Nandi's birthday?")
+    assert resolve("and my mom's?", [birthday]).query == "When's my mom's birthday?"
 
 
 def test_a_season_or_a_holiday_is_no_one_he_can_be():
@@ -1161,6 +1229,11 @@ def test_what_time_is_it_on_a_follow_up_is_told_as_the_time_of_what_was_said(
         ("cat", ["Booster jab for Mielie at Riverview Vets"], ""),
         # The dog's booster note is no note about the cat's name.
         ("cat", ["Kluska booster jab Thu 3 Oct", "Kluska's dog trainer is Becky"], ""),
+        # Not only dogs and cats (barista set, read after scoring).
+        ("rabbit", ["Mochi is a mini lop, 3 y.o.", "Mochi vet appt thurs 12 dec"], "Mochi"),
+        ("tortoise", ["our tortoise is called Jabuti", "Jabuti vet check in may"], "Jabuti"),
+        # The dog's note is no note about the rabbit's name.
+        ("rabbit", ["Mochi vet appt", "Rex the beagle, vet Tuesday", "Rex's vet bill"], ""),
     ],
 )
 def test_a_pets_name_is_the_one_its_notes_give_it(kind, notes, name):
