@@ -51,6 +51,10 @@ FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks abo
     "followup_dentist_test": "followup_dentist_test",
     "followup_violinist_test": "followup_violinist_test",
     "followup_reporter_test": "followup_reporter_test",
+    "followup_carpenter_test": "followup_carpenter_test",
+    "followup_zookeeper_test": "followup_zookeeper_test",
+    "followup_chemist_test": "followup_chemist_test",
+    "followup_sommelier_test": "followup_sommelier_test",
 }
 
 
@@ -343,7 +347,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "followup_barista_test, followup_surveyor_test, "
                         "followup_tailor_test, followup_plumber_test, "
                         "followup_dentist_test, followup_violinist_test, "
-                        "followup_reporter_test "
+                        "followup_reporter_test, followup_carpenter_test, "
+                        "followup_zookeeper_test, followup_chemist_test, "
+                        "followup_sommelier_test "
                         "(the unseen sets: score them once)")  # fmt: skip
     parser.add_argument("--markdown", type=Path, help="also write the section (and plot) here")
 
