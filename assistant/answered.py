@@ -24,7 +24,11 @@ FOLLOW_UP_FOUND = 2
 
 
 def answered_with(
-    resolved: Resolved, earlier: Sequence[Memory], found: Sequence[Memory], message: str = ""
+    resolved: Resolved,
+    earlier: Sequence[Memory],
+    found: Sequence[Memory],
+    message: str = "",
+    continued: str = "",
 ) -> tuple[Memory, ...]:
     """The memories a message is answered with, from what its search `found`.
 
@@ -38,9 +42,12 @@ def answered_with(
     finds nothing: an empty search must not make the model drop what it was given a turn
     ago. The resolved query carries the earlier topic, so what it finds comes first. When
     that memory holds what the follow-up `message` asks for, it goes alone (`_still_on`).
+    A fact the user said it is not ("the GP appt, not the dentist one", in the message or
+    the `continued` one) is left out (`_not_ruled_out`).
     """
-    found = tuple(found)
-    earlier = tuple(earlier) if resolved.follow_up else ()
+    ruled = ruled_out(f"{continued} {message}")
+    found = _not_ruled_out(tuple(found), ruled)
+    earlier = _not_ruled_out(tuple(earlier), ruled) if resolved.follow_up else ()
     if resolved.person:
         pool = (*found, *earlier)
         hits = about_person([m.text for m in pool], resolved.person)
@@ -71,6 +78,38 @@ def answered_with(
     # Dad's heart appointment got Dad's, the search's best for the query with his words in
     # it, nearest the question. What shares the most of its own words goes first.
     return tuple(sorted(kept.values(), key=lambda m: -len(own & set(tokenize(m.text)))))
+
+
+# "the GP appt, not the dentist one", "dylan's birthday not cerys's": which of two facts of
+# one shape the user means, said by the one it is not.
+_NOT_THE = re.compile(
+    r"\bnot\s+(?:(?:the|my|our|that|mr|mrs|ms|dr)\.?\s+([^\W\d_][\w-]*)|([^\W\d_][\w-]*)['’]s\b)",
+    re.IGNORECASE,
+)
+# "not the same", "not the best time": no fact's word.
+_NOT_A_FACT = frozenset(
+    tokenize("best worst first last usual other right wrong whole real end point case only")
+)
+
+
+def ruled_out(text: str) -> set[str]:
+    """The words of what the user said they do not mean: "not the dentist one": dentist."""
+    out: set[str] = set()
+    for said in _NOT_THE.finditer(text):
+        out.update(tokenize(said.group(1) or said.group(2)))
+    return out - ASKED_TERMS - _NOT_A_FACT
+
+
+def _not_ruled_out(memories: tuple[Memory, ...], ruled: set[str]) -> tuple[Memory, ...]:
+    """The memories without those the user ruled out, unless that would leave none.
+
+    Sent the GP's and the dentist's appointments for "the GP appt, not the dentist one",
+    then "what time's that?", the 1.5B model answered with the dentist's time.
+    """
+    if not ruled:
+        return memories
+    kept = tuple(m for m in memories if not ruled & set(tokenize(m.text)))
+    return kept or memories
 
 
 # Words a follow-up says of any event or thing, which name none: "what time does it start

@@ -295,7 +295,8 @@ class Pipeline:
                 error = f"memory search failed: {type(exc).__name__}: {exc}"
             before = [t.reply for t in recent[: len(recent) - resolved.turns_back]]
             earlier = () if continued is None else carried(continued, before)
-            memories = answered_with(resolved, earlier, memories, message)
+            asked = continued.message if continued is not None else ""
+            memories = answered_with(resolved, earlier, memories, message, asked)
         if self.screen_memories:
             memories, withheld = screen(memories)
         after_search = self._clock()

@@ -420,6 +420,26 @@ def last_user_text(fake_api) -> str:
     return " ".join(b["text"] for b in fake_api.requests[-1].body["messages"][-1]["content"])
 
 
+def test_a_fact_the_user_says_they_do_not_mean_is_not_sent(fake_api, sdk_client, tmp_path):
+    # Plumber set, read after scoring: sent both appointments, the 1.5B model answered
+    # "what time's that?" with the dentist's time.
+    gp = "GP re knee Mon 18 Nov 11.40, Dr Pritchard, Llandaff North surgery"
+    dentist = "Dentist Tues 12 Nov 9.15am, Dr Howells, Cowbridge Rd East"
+    store = seeded_store(tmp_path / "mem", "tester", gp, dentist, "van MOT due 3 March")
+    turns = Pipeline(gate=always_gate(), store=store, responder=ModelResponder(sdk_client, "m"))
+    fake_api.queue(Reply(text="Mon 18 Nov."))
+    first = turns.respond("the GP appt, not the dentist one")
+    assert [m.text for m in first.memories] == [gp]
+    fake_api.queue(Reply(text="11.40."))
+    turn = turns.respond("what time's that?", [first])
+    assert gp in last_user_text(fake_api) and dentist not in last_user_text(fake_api)
+    assert [m.text for m in turn.memories] == [gp]
+    # Ruling out every fact found rules out none: "not the dentist" alone keeps him.
+    fake_api.queue(Reply(text="12 Nov."))
+    alone = turns.with_(gate=always_gate()).respond("not the dentist's")
+    assert dentist in [m.text for m in alone.memories]
+
+
 def test_a_skipped_follow_up_of_a_memory_turn_searches_and_keeps_its_memory(
     fake_api, sdk_client, store
 ):
