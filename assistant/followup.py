@@ -352,12 +352,12 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
     # "Now one about my dog, use his name": the message's own "my dog" comes first.
     pronoun = re.search(r"\b(?:he|him|his|she|her|hers|they|them|their|theirs)\b", message, re.I)
     own = person_in(message[: pronoun.start()]) if pronoun else ""
-    own = own or (_led_by(message, f"{earlier.user} {earlier.query}", known) if pronoun else "")
+    asked = f"{earlier.user} {earlier.query}"
+    own = own or (_led_by(message, asked, known) if pronoun else "")
     person = own or referent_person(recent[: len(recent) - back + 1])
     # Names the earlier question did not ask about: "And Aoife's?" after "When's Oisín's
     # birthday?" asks the same of Aoife, even when that turn's memories named her. Only in
     # a few words: "Why did Mike move to Alaska?" is a question of its own.
-    asked = f"{earlier.user} {earlier.query}"
     new = new_names(message, asked) or _typed_owners(message, asked, known)
     if person and new and len(tokens) <= _FRAGMENT_WORDS:
         # "And Mum's?" after "When's Declan's birthday?": the same question, another person;

@@ -163,11 +163,8 @@ def person_in(text: str) -> str:
                 # "murat's wife", typed in lower case, is Murat's, and "her baby" is hers.
                 # "njeri's doctor appt" is Njeri's appointment, and "she" is Njeri.
                 after = tokens[i + 1] if i + 1 < len(tokens) else ""
-                thing = (
-                    not w.endswith("'s")  # "bao's teacher's name" is the teacher's
-                    and after.islower()
-                    and after.casefold() not in FUNCTION_WORDS
-                )
+                # A role before a thing, not one owning it ("bao's teacher's name").
+                thing = not w.endswith("'s") and after.islower() and after not in FUNCTION_WORDS
                 role = w.removesuffix("'s")
                 found = typed.removesuffix("'s") if thing else f"{typed} {role}"
                 continue
@@ -187,13 +184,18 @@ def person_in(text: str) -> str:
     return found
 
 
-# Whose "'s" says no one's: "today's coach", "this week's teacher", "the team's".
-_NOT_OWNERS = frozenset("time day week month year team school class club".split())
+# Whose "'s" is grammar or time, no one's: "what time's the vet?", "today's date".
+NO_OWNERS = FUNCTION_WORDS | frozenset(
+    "who time day date week month year today tomorrow tonight yesterday world everyone "
+    "someone somebody nobody".split()
+)
+# Nor, before a role, a group's: "the team's coach", "the school's nurse".
+_GROUPS = frozenset("team school class club".split())
 
 
 def _owner(key: str) -> bool:
     """True for a lower-case word before "'s" that can be someone: "murat", not "today"."""
-    return key.isalpha() and key not in FUNCTION_WORDS | NO_ONE | ROLES | _NOT_OWNERS
+    return key.isalpha() and key not in NO_OWNERS | NO_ONE | ROLES | _GROUPS
 
 
 def names_in(text: str) -> list[str]:

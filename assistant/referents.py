@@ -15,6 +15,7 @@ from assistant.gates.base import Said
 from assistant.people import (
     FUNCTION_WORDS,
     NO_ONE,
+    NO_OWNERS,
     ROLES,
     SELF,
     TITLES,
@@ -28,13 +29,6 @@ from assistant.people import (
 )
 from assistant.pets import other_kind, own_pet, pet_note, pet_words
 from memory.tokens import tokenize
-
-# Whose "'s" is grammar or time, no one's: "what time's the vet?", "today's date".
-NO_OWNERS = FUNCTION_WORDS | frozenset(
-    "who time day date week month year today tomorrow tonight yesterday world everyone "
-    "someone somebody nobody".split()
-)
-
 
 # "who is the head nurse", "whos our vet again": the answer names the person.
 _WHO = re.compile(r"^\W*(?:who|whos|who['’]s)\b", re.IGNORECASE)

@@ -22,8 +22,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from assistant.gates.base import GateDecision, Method
-from assistant.people import ROLES, SELF
-from assistant.referents import NO_OWNERS
+from assistant.people import NO_OWNERS, ROLES, SELF
 
 if TYPE_CHECKING:
     from memory.store import MemoryStore
