@@ -55,6 +55,10 @@ FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks abo
     "followup_zookeeper_test": "followup_zookeeper_test",
     "followup_chemist_test": "followup_chemist_test",
     "followup_sommelier_test": "followup_sommelier_test",
+    "followup_firefighter_test": "followup_firefighter_test",
+    "followup_jeweller_test": "followup_jeweller_test",
+    "followup_potter_test": "followup_potter_test",
+    "followup_welder_test": "followup_welder_test",
 }
 
 
@@ -349,7 +353,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "followup_dentist_test, followup_violinist_test, "
                         "followup_reporter_test, followup_carpenter_test, "
                         "followup_zookeeper_test, followup_chemist_test, "
-                        "followup_sommelier_test "
+                        "followup_sommelier_test, followup_firefighter_test, "
+                        "followup_jeweller_test, followup_potter_test, "
+                        "followup_welder_test "
                         "(the unseen sets: score them once)")  # fmt: skip
     parser.add_argument("--markdown", type=Path, help="also write the section (and plot) here")
 
