@@ -45,7 +45,7 @@ def answered_with(
     A fact the user said it is not ("the GP appt, not the dentist one", in the message or
     the `continued` one) is left out (`_not_ruled_out`).
     """
-    ruled = ruled_out(f"{continued} {message}")
+    ruled = ruled_out(continued, message)
     found = _not_ruled_out(tuple(found), ruled)
     earlier = _not_ruled_out(tuple(earlier), ruled) if resolved.follow_up else ()
     if resolved.person:
@@ -80,24 +80,50 @@ def answered_with(
     return tuple(sorted(kept.values(), key=lambda m: -len(own & set(tokenize(m.text)))))
 
 
-# "the GP appt, not the dentist one", "dylan's birthday not cerys's": which of two facts of
-# one shape the user means, said by the one it is not.
+# "the GP appt, not the dentist one", "dylan's birthday not cerys's", "not kito, i mean the
+# tiger", "the work trip, not oaxaca": which of two facts of one shape the user means, said
+# by the one it is not. A bare word counts only where the clause ends after it ("is it not
+# Tuesday?" asks).
 _NOT_THE = re.compile(
-    r"\bnot\s+(?:(?:the|my|our|that|mr|mrs|ms|dr)\.?\s+([^\W\d_][\w-]*)|([^\W\d_][\w-]*)['’]s\b)",
+    r"\bnot\s+(?:(?:the|my|our|that|mr|mrs|ms|dr)\.?\s+([^\W\d_][\w-]*)|([^\W\d_][\w-]*)['’]s\b"
+    r"|([^\W\d_][\w-]*)(?=\s*(?:[,.;:)]|$|i mean\b|but\b)))",
     re.IGNORECASE,
 )
-# "not the same", "not the best time": no fact's word.
+# The same said anywhere in a query, "one" and all, to take it out.
+_NOT_SAID = re.compile(
+    r"\bnot\s+(?:(?:the|my|our|that|mr|mrs|ms|dr)\.?\s+)?([^\W\d_][\w-]*)(?:['’]s)?(?:\s+one)?\b",
+    re.IGNORECASE,
+)
+# "not the same", "not the best time", "not sure,", "not yet.": no fact's word.
 _NOT_A_FACT = frozenset(
-    tokenize("best worst first last usual other right wrong whole real end point case only")
+    tokenize(
+        "best worst first last usual other right wrong whole real end point case only sure "
+        "yet really today tonight anymore again always quite exactly necessarily bad good "
+        "great ok okay fine enough either sorry true bothered fussed worried"
+    )
 )
 
 
-def ruled_out(text: str) -> set[str]:
+def ruled_out(*texts: str) -> set[str]:
     """The words of what the user said they do not mean: "not the dentist one": dentist."""
     out: set[str] = set()
-    for said in _NOT_THE.finditer(text):
-        out.update(tokenize(said.group(1) or said.group(2)))
+    for text in texts:
+        for said in _NOT_THE.finditer(text):
+            out.update(tokenize(said.group(1) or said.group(2) or said.group(3)))
     return out - ASKED_TERMS - _NOT_A_FACT
+
+
+def without_ruled_out(query: str, ruled: set[str]) -> str:
+    """The query without what the user said they do not mean: it is no thing to search for.
+
+    "not kito, i mean the tiger", searched as it is, found Kito the lion and nothing of the
+    tiger; "i mean the tiger" finds him.
+    """
+    if not ruled:
+        return query
+    kept = _NOT_SAID.sub(lambda m: "" if ruled & set(tokenize(m[1])) else m[0], query)
+    kept = " ".join(kept.replace(" ,", ",").split()).strip(" ,.;:")
+    return kept or query
 
 
 def _not_ruled_out(memories: tuple[Memory, ...], ruled: set[str]) -> tuple[Memory, ...]:

@@ -31,6 +31,7 @@ from assistant.referents import (
     asked_about,
     pointing,
     referent_person,
+    said_words,
     substitute,
     typed_owners,
 )
@@ -80,6 +81,12 @@ ASKED_TERMS = frozenset(tokenize(" ".join(ASKED_FOR)))
 
 # A longer message that ends on "that" or "it" still points back ("…ask about that?").
 _LONG_POINTER_WORDS = 14
+# "was it a big hit when it came out?": "it" is what was said (alone, the gate: p=1.00).
+_IT_ASKED = re.compile(
+    r"^\W*(?:(?:ok|so|and|but|hmm)\W+)?(?:was|is|were|did|does|has|had|will|would|can|could)"
+    r"\s+it\b",
+    re.IGNORECASE,
+)
 # Question words alone, typos included: "were?" is a fast "where?".
 _ASKS = frozenset("where were wher when wen whn why how who what wat wot which whose".split())
 _ASK_TERMS = frozenset(tokenize(" ".join(_ASKS)))
@@ -183,7 +190,7 @@ def leans_on_earlier(message: str, earlier: str = "", known: Known = None) -> bo
     names something new ("And the capital of France?") is a switch, judged on its own,
     unless the user's memories mention it (`known`): "And Mum's?" after a birthday.
     """
-    tokens = [w.casefold() for w in words(message)]
+    tokens = said_words(message)
     if not tokens or tokens[0] in _SMALL_TALK and len(tokens) <= 3:
         return False
     if pointing(tokens):
@@ -192,6 +199,8 @@ def leans_on_earlier(message: str, earlier: str = "", known: Known = None) -> bo
         return True
     if len(tokens) <= _LONG_POINTER_WORDS and tokens[-1] in _THING:
         return True  # "Who on my team should I ask about that?": it ends on what was said
+    if len(tokens) <= _LONG_POINTER_WORDS and _IT_ASKED.match(message) and is_question(message):
+        return True  # "was it a big hit when it came out?": the question is about "it"
     if len(tokens) <= 2 and tokens[0] in _ASKS:
         return True  # "Where?", "were?" (a typed "where"), "why though"
     if _GOES_BACK.match(message) and is_question(message):
@@ -335,7 +344,7 @@ def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolv
     earlier = recent[-back]
     said = _all_said(earlier)
     about = earlier.query or earlier.user
-    tokens = {w.casefold() for w in words(message)}
+    tokens = set(said_words(message))
     # The earlier words a follow-up searched with them brings in.
     referent = " ".join(w for w in content_words(about) if w.casefold() not in tokens)
     if not leans_on_earlier(message, said, known):

@@ -189,7 +189,8 @@ def user_content(
     note instead of the user. Today's date comes just before the words that count from it.
     """
     words = [{"type": "text", "text": message}]
-    if today and counts_from_today(message):
+    # What it meant decides: "what day is it?" after the dentist one is "what day is that?".
+    if today and counts_from_today(meant or message):
         words.insert(0, {"type": "text", "text": f"(Today is {today}.)"})
     if lookup is Lookup.SKIPPED:
         return words

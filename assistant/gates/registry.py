@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from assistant.answered import ruled_out, without_ruled_out
 from assistant.followup import Resolved
 from assistant.gates.base import Conversation, GateMode, Method, failed_open_decision
 from assistant.gates.conversation import continues_general, in_conversation, switches_in_general
@@ -217,4 +219,16 @@ def decide(
         decision = with_vocabulary(decision, message, vocabulary)
     if alone:
         return decision
-    return in_conversation(decision, resolved, continued, keep_query=own)
+    decision = in_conversation(decision, resolved, continued, keep_query=own)
+    return _not_searching_what_was_ruled_out(decision, message, continued)
+
+
+def _not_searching_what_was_ruled_out(
+    decision: GateDecision, message: str, continued: Said | None
+) -> GateDecision:
+    """The decision's query without what the user said they do not mean ("not kito, …")."""
+    ruled = ruled_out(message, continued.user if continued is not None else "")
+    if not (decision.retrieve and ruled):
+        return decision
+    query = without_ruled_out(decision.query or message, ruled)
+    return decision if query == (decision.query or message) else replace(decision, query=query)

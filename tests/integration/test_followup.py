@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from assistant.answered import answered_with, carried
+from assistant.answered import answered_with, carried, ruled_out, without_ruled_out
 from assistant.fake_api import Reply
 from assistant.followup import leans_on_earlier, resolve
 from assistant.gates.base import GateDecision, Method, Said
@@ -1259,3 +1259,76 @@ def test_what_time_is_it_on_a_follow_up_is_told_as_the_time_of_what_was_said(
 def test_a_pets_name_is_the_one_its_notes_give_it(kind, notes, name):
     told = f"about our {kind} {name}, by name" if name else ""
     assert pet_named(f"about our {kind}, by name", notes) == told
+
+
+def test_a_bare_name_ruled_out_is_neither_searched_nor_sent(fake_api, sdk_client, tmp_path):
+    # Zookeeper set, read after scoring: "not kito, i mean the tiger" was searched as it
+    # was, found only Kito the lion, and "how much does he weigh?" got the lion's 190 kg.
+    lion = "Kito (our old male lion) is 14, ~190 kg. gets 5 kg horse meat on feed days"
+    tiger = "Raja the tiger - 9 yrs, 215 kg. his fast day is wed"
+    store = seeded_store(tmp_path / "mem", "tester", lion, tiger, "van MOT due 3 March")
+    turns = pipeline(sdk_client, store)
+    said = json.dumps({"retrieve": True, "query": "not kito, i mean the tiger", "reason": "zoo"})
+    fake_api.queue(Reply(text=said), Reply(text="Raja."))
+    first = turns.respond("not kito, i mean the tiger")
+    assert first.decision.query == "i mean the tiger"
+    assert [m.text for m in first.memories] == [tiger]
+    fake_api.queue(Reply(text=SKIP), Reply(text="215 kg."))
+    turn = turns.respond("how much does he weigh?", [first])
+    assert "kito" not in turn.decision.query.casefold()
+    assert tiger in last_user_text(fake_api) and lion not in last_user_text(fake_api)
+
+
+@pytest.mark.parametrize(
+    "message", ["the work trip, not oaxaca", "not kito, i mean the tiger", "dylan's, not Tom's"]
+)
+def test_what_a_user_rules_out_by_name_alone(message):
+    assert ruled_out(message) and without_ruled_out(message, ruled_out(message)) != message
+
+
+@pytest.mark.parametrize(
+    "message", ["is it not Tuesday?", "I'm not sure, when is it?", "why not?", "not yet."]
+)
+def test_a_not_that_rules_nothing_out(message):
+    assert ruled_out(message) == set()
+
+
+def test_what_day_is_it_after_an_appointment_is_that_days_not_todays(fake_api, sdk_client, store):
+    # Sommelier set, read after scoring: "what day is it?" after "I mean the dentist one"
+    # was sent today's date beside the dentist's note, and the reply was today's date.
+    turns = pipeline(sdk_client, store)
+    first = meeting_alex(fake_api, turns)
+    fake_api.queue(Reply(text=RETRIEVE), Reply(text="Thursday."))
+    turn = turns.respond("what day is it?", [first])
+    assert turn.meant == "what day is that?"
+    assert "Today is" not in last_user_text(fake_api)
+    # With nothing before it, it asks today's.
+    fake_api.queue(Reply(text=SKIP), Reply(text="Saturday."))
+    turns.respond("what day is it?")
+    assert "Today is" in last_user_text(fake_api)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "message"),
+    [
+        (Said("my Gdańsk flight's at 6:40 out of Edinburgh", "Brutal!", query="Gdańsk flight"),
+         "what currency do they use in Poland again?"),
+        (Said("who wrote Dracula?", "Bram Stoker."), "was it a big hit when it came out?"),
+    ],
+)  # fmt: skip
+def test_whom_they_and_it_point_at(earlier, message):
+    resolved = resolve(message, [earlier])
+    # "they" are the people of Poland, no one the chat named: a question of its own.
+    if "currency" in message:
+        assert not resolved.follow_up and resolved.query == message
+    else:  # "it" is Dracula: read with the general question it follows
+        assert resolved.follow_up
+
+
+def test_they_of_a_place_is_not_swapped_for_what_the_chat_named():
+    # Dentist set: "what currency do they use there btw?" after the hotel was searched as
+    # "what currency do Memmo use there", and the 1.5B model answered "Memmo uses the euro".
+    hotel = Said("which hotel again?", "Memmo Alfama.", query="flight lisbon hotel",
+                 memories=("Lisbon: hotel Memmo Alfama, 3 nights",))  # fmt: skip
+    resolved = resolve("what currency do they use there btw?", [hotel])
+    assert "Memmo" not in resolved.query and not resolved.rewritten

@@ -110,6 +110,10 @@ def test_fresh_set_quality_floor(local, name, split, accuracy, recall):
         "What was the name of the cafe I went to with my sister?",
         'Which chapter of "The Night Circus" did you say I should reread?',
         "what was the neck stretch you showed me?",
+        # The name of someone of the user's, to be used: after a poem, the classifier read
+        # "make it" as a task that needs nothing (p=0.00).
+        "make it for my best friend, put her name in",
+        "now one for my team, with the club name in it",
     ],
 )
 def test_explicit_memory_references_always_retrieve(local, rule_only, message):
