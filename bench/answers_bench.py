@@ -59,6 +59,10 @@ FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks abo
     "followup_jeweller_test": "followup_jeweller_test",
     "followup_potter_test": "followup_potter_test",
     "followup_welder_test": "followup_welder_test",
+    "followup_hairdresser_test": "followup_hairdresser_test",
+    "followup_mechanic_test": "followup_mechanic_test",
+    "followup_fisherman_test": "followup_fisherman_test",
+    "followup_attendant_test": "followup_attendant_test",
 }
 
 
@@ -355,7 +359,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "followup_zookeeper_test, followup_chemist_test, "
                         "followup_sommelier_test, followup_firefighter_test, "
                         "followup_jeweller_test, followup_potter_test, "
-                        "followup_welder_test "
+                        "followup_welder_test, followup_hairdresser_test, "
+                        "followup_mechanic_test, followup_fisherman_test, "
+                        "followup_attendant_test "
                         "(the unseen sets: score them once)")  # fmt: skip
     parser.add_argument("--markdown", type=Path, help="also write the section (and plot) here")
 
