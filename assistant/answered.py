@@ -10,10 +10,11 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
-from assistant.asked import asked_kinds, holds
-from assistant.followup import ASKED_FOR, ASKED_TERMS, Resolved, reply_used
+from assistant.asked import ASKED_FOR, ASKED_TERMS, asked_kinds, holds
+from assistant.followup import Resolved, reply_used
 from assistant.people import about_person, content_words
 from assistant.referents import pet_named
+from assistant.ruled import ruled_out
 from memory.records import Memory
 from memory.tokens import tokenize
 
@@ -78,52 +79,6 @@ def answered_with(
     # Dad's heart appointment got Dad's, the search's best for the query with his words in
     # it, nearest the question. What shares the most of its own words goes first.
     return tuple(sorted(kept.values(), key=lambda m: -len(own & set(tokenize(m.text)))))
-
-
-# "the GP appt, not the dentist one", "dylan's birthday not cerys's", "not kito, i mean the
-# tiger", "the work trip, not oaxaca": which of two facts of one shape the user means, said
-# by the one it is not. A bare word counts only where the clause ends after it ("is it not
-# Tuesday?" asks).
-_NOT_THE = re.compile(
-    r"\bnot\s+(?:(?:the|my|our|that|mr|mrs|ms|dr)\.?\s+([^\W\d_][\w-]*)|([^\W\d_][\w-]*)['’]s\b"
-    r"|([^\W\d_][\w-]*)(?=\s*(?:[,.;:)]|$|i mean\b|but\b)))",
-    re.IGNORECASE,
-)
-# The same said anywhere in a query, "one" and all, to take it out.
-_NOT_SAID = re.compile(
-    r"\bnot\s+(?:(?:the|my|our|that|mr|mrs|ms|dr)\.?\s+)?([^\W\d_][\w-]*)(?:['’]s)?(?:\s+one)?\b",
-    re.IGNORECASE,
-)
-# "not the same", "not the best time", "not sure,", "not yet.": no fact's word.
-_NOT_A_FACT = frozenset(
-    tokenize(
-        "best worst first last usual other right wrong whole real end point case only sure "
-        "yet really today tonight anymore again always quite exactly necessarily bad good "
-        "great ok okay fine enough either sorry true bothered fussed worried"
-    )
-)
-
-
-def ruled_out(*texts: str) -> set[str]:
-    """The words of what the user said they do not mean: "not the dentist one": dentist."""
-    out: set[str] = set()
-    for text in texts:
-        for said in _NOT_THE.finditer(text):
-            out.update(tokenize(said.group(1) or said.group(2) or said.group(3)))
-    return out - ASKED_TERMS - _NOT_A_FACT
-
-
-def without_ruled_out(query: str, ruled: set[str]) -> str:
-    """The query without what the user said they do not mean: it is no thing to search for.
-
-    "not kito, i mean the tiger", searched as it is, found Kito the lion and nothing of the
-    tiger; "i mean the tiger" finds him.
-    """
-    if not ruled:
-        return query
-    kept = _NOT_SAID.sub(lambda m: "" if ruled & set(tokenize(m[1])) else m[0], query)
-    kept = " ".join(kept.replace(" ,", ",").split()).strip(" ,.;:")
-    return kept or query
 
 
 def _not_ruled_out(memories: tuple[Memory, ...], ruled: set[str]) -> tuple[Memory, ...]:
@@ -214,6 +169,7 @@ def carried(turn: _Answered, before: Sequence[str] = ()) -> tuple[Memory, ...]:
 # "What time is it at?" after the optician: the 1.5B model answered with a clock time of
 # its own ("It's 11:15 AM"), as if asked the time now. "that" can only be what was said.
 _IT_NOW = re.compile(r"\b(what|which)(\s+)(time|day|date)(\s+)is(\s+)it\b", re.IGNORECASE)
+_THE_DATE = re.compile(r"^\W*(?:(?:ok|so)\W+)?what(?:['’]?s| is) the date\W*$", re.IGNORECASE)
 
 
 def meant_of(message: str, resolved: Resolved, memories: Sequence[str], rewrite: bool) -> str:
@@ -227,4 +183,6 @@ def meant_of(message: str, resolved: Resolved, memories: Sequence[str], rewrite:
     said = resolved.query if resolved.rewritten and rewrite else ""
     if not said and rewrite and resolved.follow_up and _IT_NOW.search(message):
         said = _IT_NOW.sub(r"\1\2\3\4is\5that", message)
+    if not said and rewrite and resolved.follow_up and _THE_DATE.match(message):
+        said = "what's the date of that?"  # after "léa's birthday": hers, not today's
     return pet_named(said or message, memories) or said

@@ -9,6 +9,18 @@ from __future__ import annotations
 import re
 from enum import Enum
 
+from memory.tokens import tokenize
+
+# What a follow-up asks for, not what it is about: "physio for my shoulder? what time"
+# shares "time" with "part time as a barista", and "every" joins any two routines; "In
+# which town?" names no town.
+ASKED_FOR = frozenset(
+    """time times day days date week weeks month months year years long much many often
+    every right soon next last first town city place country area exactly per""".split()
+)
+
+ASKED_TERMS = frozenset(tokenize(" ".join(ASKED_FOR)))
+
 
 class Kind(Enum):
     """The shape of the answer a question asks for."""

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from assistant.asked import ASKED_FOR, ASKED_TERMS
 from assistant.gates.base import Said
 from assistant.people import (
     FUNCTION_WORDS,
@@ -69,15 +70,6 @@ _REACTION_AND = re.compile(
     rf"^(?:\s*(?:{_REACTIONS})\b[\s.,!]*)+(?:and|also|plus|what about|how about)\b",
     re.IGNORECASE,
 )
-# What a follow-up asks for, not what it is about: "physio for my shoulder? what time"
-# shares "time" with "part time as a barista", and "every" joins any two routines; "In
-# which town?" names no town.
-ASKED_FOR = frozenset(
-    """time times day days date week weeks month months year years long much many often
-    every right soon next last first town city place country area exactly per""".split()
-)
-
-ASKED_TERMS = frozenset(tokenize(" ".join(ASKED_FOR)))
 
 # A longer message that ends on "that" or "it" still points back ("…ask about that?").
 _LONG_POINTER_WORDS = 14
@@ -285,10 +277,11 @@ def _back_on(message: str, topic: Said, aside: Said) -> bool:
 def _carried_on(message: str, recent: Sequence[Said]) -> int:
     """How many exchanges back a question with no subject of its own carries on, or 0.
 
-    The last search, when its reply used a fact: after "None match." the conversation is on
-    no fact, and its memories were the wrong ones. Past general asides too: "how much is the
-    fee?" after the NMBI renewal and "what's the capital of vietnam?" asks the NMBI fee, as
-    long as the aside itself said nothing of it.
+    The last search, when its reply used a fact or spoke of what was asked: after "None
+    match." the conversation is on no fact, and its memories were the wrong ones; after
+    "We have a trip planned for Québec with Julie." it is on that trip. Past general asides
+    too: "how much is the fee?" after the NMBI renewal and "what's the capital of vietnam?"
+    asks the NMBI fee, as long as the aside itself said nothing of it.
     """
     if not carries_on(message):
         return 0
@@ -296,7 +289,9 @@ def _carried_on(message: str, recent: Sequence[Said]) -> int:
         earlier = recent[-back]
         if earlier.query:
             used = reply_used(earlier.memories, earlier.assistant, earlier.user)
-            return back if used else 0
+            asked = {w.casefold() for w in content_words(earlier.query)}
+            echoed = any(w.casefold() in asked for w in content_words(earlier.assistant))
+            return back if used or echoed else 0
         # "what's the population of hanoi?" after "what's the capital of vietnam?" asks on.
         aside = {w.casefold() for w in words(_all_said(earlier))}
         if any(w.casefold() in aside for w in content_words(message)):

@@ -28,6 +28,7 @@ from assistant.people import (
     words,
 )
 from assistant.pets import other_kind, own_pet, pet_note, pet_words
+from assistant.ruled import ruled_out, without_ruled_out
 from memory.tokens import tokenize
 
 # "who is the head nurse", "whos our vet again": the answer names the person.
@@ -138,11 +139,13 @@ def referent_person(recent: Sequence[Said]) -> str:
     """Who a "she" or "their" points at: the newest person named in what was said."""
     for said in reversed(recent):
         spelt = (*said.memories, said.assistant)
+        # "sam, not marc - the guy on the pumper": "he" is Sam.
+        user = without_ruled_out(said.user, ruled_out(said.user))
         answer = (
             _answer_names(said)
-            or person_in(said.user)
-            or typed_name(said.user, spelt)
-            or _typed_owner(said.user, said)  # "whens julien's bday": "Julien's…" opens notes
+            or person_in(user)
+            or typed_name(user, spelt)
+            or _typed_owner(user, said)  # "whens julien's bday": "Julien's…" opens notes
         )
         if answer:
             return answer

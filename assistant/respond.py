@@ -165,7 +165,7 @@ _FROM_TODAY = re.compile(
     r"\b(?:today|today['’]?s|tonight|tomorrow|tmrw|yesterday|currently|right now"
     r"|(?:this|next|last) (?:week|weekend|month|year|morning|afternoon|evening)"
     r"|until|till|ago|how soon|(?:days|weeks|months) (?:left|away)|date today"
-    r"|what['’]?s the date|what is the date)\b",
+    r"|what['’]?s the date|what is the date)\b(?! of)",
     re.IGNORECASE,
 )
 # "what day is it?" alone asks today's; "ok ali's one, what day is it" asks the dentist's.

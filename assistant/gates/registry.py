@@ -19,12 +19,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from assistant.answered import ruled_out, without_ruled_out
 from assistant.followup import Resolved
 from assistant.gates.base import Conversation, GateMode, Method, failed_open_decision
 from assistant.gates.conversation import continues_general, in_conversation, switches_in_general
 from assistant.gates.forced import Forced
 from assistant.gates.vocabulary import mentions_of, with_vocabulary
+from assistant.ruled import ruled_out, without_ruled_out
 
 if TYPE_CHECKING:
     from assistant.config import Settings

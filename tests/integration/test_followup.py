@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from assistant.answered import answered_with, carried, ruled_out, without_ruled_out
+from assistant.answered import answered_with, carried
 from assistant.fake_api import Reply
 from assistant.followup import leans_on_earlier, resolve
 from assistant.gates.base import GateDecision, Method, Said
@@ -18,6 +18,7 @@ from assistant.pets import by_its_kind
 from assistant.pipeline import Pipeline, Turn
 from assistant.referents import pet_named
 from assistant.respond import NOTHING_FOUND_NOTE, ModelResponder
+from assistant.ruled import ruled_out, without_ruled_out
 from memory.records import Memory
 from tests.stores import seeded_store
 
@@ -1332,3 +1333,49 @@ def test_they_of_a_place_is_not_swapped_for_what_the_chat_named():
                  memories=("Lisbon: hotel Memmo Alfama, 3 nights",))  # fmt: skip
     resolved = resolve("what currency do they use there btw?", [hotel])
     assert "Memmo" not in resolved.query and not resolved.rewritten
+
+
+def test_a_short_question_after_a_reply_on_the_topic_carries_on_though_it_quoted_no_fact():
+    # Firefighter set, read after scoring: the reply named the trip but no detail of its
+    # note, so "what are the dates?" was searched alone and got the shift rotation.
+    quebec = Said("the québec one with julie, not maine",
+                  "We have a trip planned for Québec with Julie.",
+                  query="the québec one with julie",
+                  memories=("fds à Québec w/ Julie 7-9 février, Château Laurier",))  # fmt: skip
+    resolved = resolve("what are the dates?", [quebec])
+    assert resolved.implicit and "québec" in resolved.query
+
+
+def test_he_is_not_whom_the_user_ruled_out():
+    # Firefighter set, read after scoring: "he" became Marc, and got Marc's allergy.
+    sam = Said("sam, not marc - the guy on the pumper with me",
+               "Sam Okafor, my partner on the pumper.", query="sam, the guy on the pumper with me",
+               memories=("Sam Okafor, my partner on the pumper. peanut allergy",
+                         "Lt Marc Gagnon = my boss. allergic to shellfish"))  # fmt: skip
+    resolved = resolve("what's he allergic to again?", [sam])
+    assert "Okafor" in resolved.query and "Marc" not in resolved.query
+
+
+@pytest.mark.parametrize(
+    ("message", "searched"),
+    [
+        ("mom's appointment, the heart one not léa's dentist", "mom's appointment, the heart one"),
+        ("lorna's birthday - no kirsty's, my sister's", "lorna's birthday - my sister's"),
+        ("sam, not marc - the guy on the pumper", "sam, the guy on the pumper"),
+        ("léa's birthday, not thomas's birthday", "léa's birthday, birthday"),
+        ("my brother's address, not mama's. the postcode?", "my brother's address, the postcode?"),
+    ],
+)
+def test_what_is_searched_without_what_the_user_ruled_out(message, searched):
+    assert without_ruled_out(message, ruled_out(message)) == searched
+
+
+def test_whats_the_date_after_a_birthday_is_the_birthdays(fake_api, sdk_client, store):
+    # Firefighter set, read after scoring: after Léa's birthday, "what's the date?" was
+    # sent today's date and answered "The date is 3 December 2026".
+    turns = pipeline(sdk_client, store)
+    first = meeting_alex(fake_api, turns)
+    fake_api.queue(Reply(text=RETRIEVE), Reply(text="Thursday."))
+    turn = turns.respond("what's the date?", [first])
+    assert turn.meant == "what's the date of that?"
+    assert "Today is" not in last_user_text(fake_api)

@@ -156,6 +156,7 @@ def test_no_search_and_no_memories_when_the_gate_says_skip(fake_api, sdk_client,
         ("what time is it?", False),  # after the dentist: the appointment's time
         ("Now make one about my dog", False),
         ("what day is it?", True),
+        ("what's the date of that?", False),  # a follow-up's, after Léa's birthday
         ("ok ali's one, what day is it", False),  # after the kids' dentist appointments
     ],
 )

@@ -1,0 +1,79 @@
+"""What the user says they do not mean: "the GP appt, not the dentist one".
+
+Baits name the fact they mean by the one they do not. What is ruled out is neither
+searched for (`without_ruled_out`), nor sent (assistant/answered.py), nor whom a "he"
+points at (assistant/referents.py). Word rules only, no model call.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.asked import ASKED_TERMS
+from memory.tokens import tokenize
+
+_WORD = r"[^\W\d_][\w-]*"
+# "not the dentist one", "dylan's birthday not cerys's", "no kirsty's, my sister's", "not
+# léa's dentist", and a bare word where the clause ends after it: "not kito, i mean the
+# tiger", "the work trip, not oaxaca", "sam, not marc - the guy on the pumper". "is it not
+# Tuesday?" asks.
+_NOT_THE = re.compile(
+    rf"\bnot\s+(?:the|my|our|that|mr|mrs|ms|dr)\.?\s+({_WORD})"
+    rf"|\b(?:not|no)\s+({_WORD})['’]s\b(?:\s+({_WORD}))?"
+    rf"|\bnot\s+({_WORD})(?=\s*(?:[,.;:)–—-]|$|i mean\b|but\b))",
+    re.IGNORECASE,
+)
+# The same said anywhere in a query, "one" and all, to take it out.
+_NOT_SAID = re.compile(
+    rf"\b(?:not|no)\s+(?:(?:the|my|our|that|mr|mrs|ms|dr)\.?\s+)?({_WORD})"
+    rf"(?:['’]s(?:\s+({_WORD}))?)?(?:\s+one)?\b",
+    re.IGNORECASE,
+)
+_MARKS = re.compile(r"\s*([,;:–—-])(?:\s*[,.;:–—-])+")
+# "not the same", "not the best time", "not sure,", "not yet.": no fact's word.
+_NOT_A_FACT = frozenset(
+    tokenize(
+        "best worst first last usual other right wrong whole real end point case only sure "
+        "yet really today tonight anymore again always quite exactly necessarily bad good "
+        "great ok okay fine enough either sorry true bothered fussed worried one"
+    )
+)
+
+
+def ruled_out(*texts: str) -> set[str]:
+    """The words of what the user said they do not mean: "not the dentist one": dentist.
+
+    "not léa's dentist" rules out the dentist too, unless the text speaks of one elsewhere
+    ("léa's birthday, not thomas's birthday" rules out Thomas, not birthdays).
+    """
+    out: set[str] = set()
+    for text in texts:
+        for said in _NOT_THE.finditer(text):
+            out.update(tokenize(said[1] or said[2] or said[4]))
+            thing = set(tokenize(said[3] or ""))
+            rest = set(tokenize(text[: said.start()] + " " + text[said.end() :]))
+            out.update(thing - rest)
+    return out - ASKED_TERMS - _NOT_A_FACT
+
+
+def without_ruled_out(query: str, ruled: set[str]) -> str:
+    """The query without what the user said they do not mean: it is no thing to search for.
+
+    "not kito, i mean the tiger", searched as it is, found Kito the lion and nothing of the
+    tiger; "i mean the tiger" finds him.
+    """
+    if not ruled:
+        return query
+
+    def cut(said: re.Match[str]) -> str:
+        if not ruled & set(tokenize(said[1])):
+            return said[0]
+        if said[2] and not ruled & set(tokenize(said[2])):
+            return said[0][said.start(2) - said.start(0) - 1 :]  # "not mama's" of an address
+        return ""
+
+    kept = _NOT_SAID.sub(cut, query)
+    # "sam, not marc - the guy": one mark is left where two met, "sam, the guy".
+    kept = _MARKS.sub(lambda m: f" {m[1]}" if m[1] in "–—-" else m[1], kept)
+    kept = " ".join(kept.replace(" ,", ",").split()).strip(" ,.;:–—-")
+    return kept or query
