@@ -1294,18 +1294,25 @@ def test_a_not_that_rules_nothing_out(message):
     assert ruled_out(message) == set()
 
 
-def test_what_day_is_it_after_an_appointment_is_that_days_not_todays(fake_api, sdk_client, store):
-    # Sommelier set, read after scoring: "what day is it?" after "I mean the dentist one"
-    # was sent today's date beside the dentist's note, and the reply was today's date.
+@pytest.mark.parametrize(
+    ("message", "meant"),
+    [("what day is it?", "what day is that?"), ("what's the date?", "what's the date of that?")],
+)
+def test_the_day_asked_after_an_appointment_is_its_not_todays(
+    fake_api, sdk_client, store, message, meant
+):
+    # Sommelier and firefighter sets, read after scoring: "what day is it?" after "I mean
+    # the dentist one", and "what's the date?" after Léa's birthday, were sent today's date
+    # beside the note, and answered with it ("The date is 3 December 2026").
     turns = pipeline(sdk_client, store)
     first = meeting_alex(fake_api, turns)
     fake_api.queue(Reply(text=RETRIEVE), Reply(text="Thursday."))
-    turn = turns.respond("what day is it?", [first])
-    assert turn.meant == "what day is that?"
+    turn = turns.respond(message, [first])
+    assert turn.meant == meant
     assert "Today is" not in last_user_text(fake_api)
     # With nothing before it, it asks today's.
     fake_api.queue(Reply(text=SKIP), Reply(text="Saturday."))
-    turns.respond("what day is it?")
+    turns.respond(message)
     assert "Today is" in last_user_text(fake_api)
 
 
@@ -1368,14 +1375,3 @@ def test_he_is_not_whom_the_user_ruled_out():
 )
 def test_what_is_searched_without_what_the_user_ruled_out(message, searched):
     assert without_ruled_out(message, ruled_out(message)) == searched
-
-
-def test_whats_the_date_after_a_birthday_is_the_birthdays(fake_api, sdk_client, store):
-    # Firefighter set, read after scoring: after Léa's birthday, "what's the date?" was
-    # sent today's date and answered "The date is 3 December 2026".
-    turns = pipeline(sdk_client, store)
-    first = meeting_alex(fake_api, turns)
-    fake_api.queue(Reply(text=RETRIEVE), Reply(text="Thursday."))
-    turn = turns.respond("what's the date?", [first])
-    assert turn.meant == "what's the date of that?"
-    assert "Today is" not in last_user_text(fake_api)
