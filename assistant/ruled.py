@@ -13,19 +13,20 @@ from assistant.asked import ASKED_TERMS
 from memory.tokens import tokenize
 
 _WORD = r"[^\W\d_][\w-]*"
+_DETERMINER = r"(?:the|my|our|that|mr|mrs|ms|dr)\.?\s+"
 # "not the dentist one", "dylan's birthday not cerys's", "no kirsty's, my sister's", "not
 # léa's dentist", and a bare word where the clause ends after it: "not kito, i mean the
 # tiger", "the work trip, not oaxaca", "sam, not marc - the guy on the pumper". "is it not
 # Tuesday?" asks.
 _NOT_THE = re.compile(
-    rf"\bnot\s+(?:the|my|our|that|mr|mrs|ms|dr)\.?\s+({_WORD})"
+    rf"\bnot\s+{_DETERMINER}({_WORD})"
     rf"|\b(?:not|no)\s+({_WORD})['’]s\b(?:\s+({_WORD}))?"
     rf"|\bnot\s+({_WORD})(?=\s*(?:[,.;:)–—-]|$|i mean\b|but\b))",
     re.IGNORECASE,
 )
 # The same said anywhere in a query, "one" and all, to take it out.
 _NOT_SAID = re.compile(
-    rf"\b(?:not|no)\s+(?:(?:the|my|our|that|mr|mrs|ms|dr)\.?\s+)?({_WORD})"
+    rf"\b(?:not|no)\s+(?:{_DETERMINER})?({_WORD})"
     rf"(?:['’]s(?:\s+({_WORD}))?)?(?:\s+one)?\b",
     re.IGNORECASE,
 )

@@ -230,5 +230,6 @@ def _not_searching_what_was_ruled_out(
     ruled = ruled_out(message, continued.user if continued is not None else "")
     if not (decision.retrieve and ruled):
         return decision
-    query = without_ruled_out(decision.query or message, ruled)
-    return decision if query == (decision.query or message) else replace(decision, query=query)
+    asked = decision.query or message
+    query = without_ruled_out(asked, ruled)
+    return decision if query == asked else replace(decision, query=query)
