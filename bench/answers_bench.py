@@ -63,6 +63,10 @@ FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks abo
     "followup_mechanic_test": "followup_mechanic_test",
     "followup_fisherman_test": "followup_fisherman_test",
     "followup_attendant_test": "followup_attendant_test",
+    "followup_optician_test": "followup_optician_test",
+    "followup_lorrydriver_test": "followup_lorrydriver_test",
+    "followup_accountant_test": "followup_accountant_test",
+    "followup_gardener_test": "followup_gardener_test",
 }
 
 
@@ -361,7 +365,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "followup_jeweller_test, followup_potter_test, "
                         "followup_welder_test, followup_hairdresser_test, "
                         "followup_mechanic_test, followup_fisherman_test, "
-                        "followup_attendant_test "
+                        "followup_attendant_test, followup_optician_test, "
+                        "followup_lorrydriver_test, followup_accountant_test, "
+                        "followup_gardener_test "
                         "(the unseen sets: score them once)")  # fmt: skip
     parser.add_argument("--markdown", type=Path, help="also write the section (and plot) here")
 
