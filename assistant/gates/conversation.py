@@ -17,6 +17,7 @@ from assistant.referents import speaks_of_user
 
 FOLLOW_UP_REASON = "follows up on your memories"
 GENERAL_CHAIN_REASON = "continues a general question"
+WORLD_REASON = "asks a fact of the world about it"
 # Three letters at least: "US" and "UK" are places, and the store reads them as "us".
 _ACRONYM = re.compile(r"\b[A-Z]{3,}[0-9]*\b")
 
@@ -56,6 +57,52 @@ def continues_general(
     if known is not None and known(named):
         return decision
     return _general(decision)
+
+
+# What a question asks when its answer is a fact of the world, whatever "it" or "there"
+# points at: a currency, a river, who made or wrote it, what letters stand for, a unit.
+_OF_THE_WORLD = re.compile(
+    r"\b(?:currency|currencies|money do they use|capital|continent|country|province|county"
+    r"|prefecture|ocean|river|population|language do they speak|stands? for"
+    r"|composed|directed|invented|discovered|founded|who wrote|written by"
+    r"|who (?:makes|made|manufactures) (?:those|them|it|that|these)"
+    r"|organ|planet|how many \w+ (?:in|per) (?:an?|one))\b",
+    re.IGNORECASE,
+)
+# "what country is she from?" after "who is Kenji's wife?" asks about someone of the user's.
+_SOMEONE = re.compile(r"\b(?:he|she|him|her|his|hers)\b", re.IGNORECASE)
+# A retrieve the gate was this unsure of is no reading of a follow-up's meaning: "which
+# province is that in again?" retrieved alone at p=0.18.
+_UNSURE = 0.3
+
+
+def asks_the_world(
+    decision: GateDecision, message: str, resolved: Resolved, continued: Said | None
+) -> GateDecision:
+    """A follow-up of a searched exchange that asks a fact of the world is not searched.
+
+    "what currency do they use there?" after "what are my bkk layover dates" was searched
+    with that question: the notes found beside Bangkok made the reply "the Indian rupee",
+    as "what river runs through it?" after a London trip got the Tiber. The gate, reading
+    the message alone, skipped it or barely retrieved it; a question of the world about
+    what was just said is as general, unless it speaks of the user or of a person ("what
+    country is she from?" after "who is Kenji's wife?").
+    """
+    if not (resolved.follow_up and continued is not None and continued.query):
+        return decision
+    if decision.method not in (Method.LOCAL, Method.MODEL):
+        return decision
+    if decision.retrieve and (decision.confidence is None or decision.confidence >= _UNSURE):
+        return decision
+    if speaks_of_user(message) or _SOMEONE.search(message):
+        return decision
+    if not _OF_THE_WORLD.search(message):
+        return decision
+    if resolved.person.casefold().startswith(("my ", "our ")):
+        return decision
+    return replace(
+        decision, retrieve=False, query="", reason=WORLD_REASON, method=Method.CONVERSATION
+    )
 
 
 def _general(decision: GateDecision) -> GateDecision:
@@ -109,7 +156,9 @@ def in_conversation(
         return replace(
             decision, query=decision.query if own else resolved.query, query_source=resolved.source
         )
-    if decision.method is Method.CORRECTION or not continued.query or resolved.implicit:
+    # A skip the conversation step made itself (`asks_the_world`) stands.
+    skipped_here = decision.method in (Method.CORRECTION, Method.CONVERSATION)
+    if skipped_here or not continued.query or resolved.implicit:
         return decision
     return replace(
         decision,

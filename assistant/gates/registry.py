@@ -21,7 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 from assistant.followup import Resolved
 from assistant.gates.base import Conversation, GateMode, Method, failed_open_decision
-from assistant.gates.conversation import continues_general, in_conversation, switches_in_general
+from assistant.gates.conversation import (
+    asks_the_world,
+    continues_general,
+    in_conversation,
+    switches_in_general,
+)
 from assistant.gates.forced import Forced
 from assistant.gates.vocabulary import mentions_of, with_vocabulary
 from assistant.ruled import ruled_out, without_ruled_out
@@ -213,6 +218,7 @@ def decide(
     if not (alone or (own and decision.method is Method.MODEL)):
         known = None if vocabulary is None else mentions_of(vocabulary)
         decision = continues_general(decision, message, resolved, continued, known)
+        decision = asks_the_world(decision, message, resolved, continued)
         if not resolved.follow_up:
             decision = switches_in_general(decision, message, said, known)
     if vocabulary is not None:

@@ -226,3 +226,42 @@ def test_only_a_model_that_read_the_conversation_keeps_a_general_follow_ups_retr
     assert not local.retrieve and local.reason == "continues a general question"
     model = decide(Cascade(Method.MODEL), "and in the UK?", GENERAL, resolved, GENERAL[-1])
     assert model.retrieve and model.method is Method.MODEL
+
+
+class Unsure(Judge):
+    """A judging gate that retrieves with the probability it was given."""
+
+    def __init__(self, p: float) -> None:
+        super().__init__(retrieves=True)
+        self.p = p
+
+    def decide(self, message: str, conversation: object = None) -> GateDecision:
+        return GateDecision(True, message, "may need memory", Method.LOCAL, gate=self.name,
+                            confidence=self.p)  # fmt: skip
+
+
+LAYOVER = [Said("what are my bkk layover dates", "16-18 Nov in Bangkok.", query="bkk layover")]
+
+
+def test_a_question_of_the_world_about_what_was_just_found_is_not_searched() -> None:
+    # Searched with the layover, the notes beside Bangkok made the reply "the Indian rupee".
+    message = "what currency do they use there?"
+    resolved = resolve(message, LAYOVER)
+    assert resolved.follow_up
+    skipped = decide(Judge(), message, LAYOVER, resolved, LAYOVER[-1])
+    assert not skipped.retrieve and skipped.reason == "asks a fact of the world about it"
+    # A retrieve the gate was unsure of goes the same way; a sure one stands.
+    assert not decide(Unsure(0.18), message, LAYOVER, resolved, LAYOVER[-1]).retrieve
+    assert decide(Unsure(0.9), message, LAYOVER, resolved, LAYOVER[-1]).retrieve
+
+
+def test_a_question_of_the_world_about_the_user_or_a_person_still_searches() -> None:
+    wife = [Said("who is Kenji's wife?", "Aiko.", query="Kenji's wife")]
+    message = "what country is she from?"
+    decision = decide(Judge(), message, wife, resolve(message, wife), wife[-1])
+    assert decision.retrieve and decision.reason == "follows up on your memories"
+    mine = "what currency do I need to bring there?"
+    assert decide(Judge(), mine, LAYOVER, resolve(mine, LAYOVER), LAYOVER[-1]).retrieve
+    # Nor does a question of the user's own facts: "what time?" asks the notes.
+    assert decide(Judge(), "what time?", LAYOVER, resolve("what time?", LAYOVER),
+                  LAYOVER[-1]).retrieve  # fmt: skip
