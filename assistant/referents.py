@@ -136,8 +136,17 @@ def asked_about(message: str, earlier: Said) -> str:
 
 
 def referent_person(recent: Sequence[Said]) -> str:
-    """Who a "she" or "their" points at: the newest person named in what was said."""
-    for said in reversed(recent):
+    """Who a "she" or "their" points at: the newest person named in what was said.
+
+    An aside's notes and reply name no one the user meant: "what does she want for it?"
+    after "when's Cerys bday" and "need to sort a present" is Cerys, not whoever the
+    aside's reply or first note named (Dylan's birthday was found beside hers). An aside
+    is an exchange that named no one and was not searched with the words of the one
+    before it ("and evenings?" after "who does morning milking" carries on).
+    """
+    asides: list[Said] = []
+    for i in range(len(recent) - 1, -1, -1):
+        said = recent[i]
         spelt = (*said.memories, said.assistant)
         # "sam, not marc - the guy on the pumper": "he" is Sam.
         user = without_ruled_out(said.user, ruled_out(said.user))
@@ -149,10 +158,24 @@ def referent_person(recent: Sequence[Said]) -> str:
         )
         if answer:
             return answer
-        for text in (said.query, *said.memories[:1], said.assistant):
-            person = person_in(text)
-            if person:
-                return person
+        if i > 0 and not _carries_on(said, recent[i - 1]):
+            asides.append(said)
+            continue
+        return _named_in(said) or next(filter(None, map(_named_in, asides)), "")
+    return next(filter(None, map(_named_in, asides)), "")
+
+
+def _carries_on(said: Said, before: Said) -> bool:
+    """True when an exchange was searched with the words of the one before it."""
+    return bool(said.query) and before.user.casefold() in said.query.casefold()
+
+
+def _named_in(said: Said) -> str:
+    """The person an exchange's query, first note or reply names, or ""."""
+    for text in (said.query, *said.memories[:1], said.assistant):
+        person = person_in(text)
+        if person:
+            return person
     return ""
 
 

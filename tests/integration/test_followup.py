@@ -215,6 +215,29 @@ def test_a_follow_up_past_an_aside_that_speaks_of_the_memory_turn_goes_back_to_i
     assert resolve("when was he born?", [food, poet]).turns_back == 1
 
 
+def test_she_past_an_aside_is_whom_the_user_named_not_whom_the_aside_found():
+    # Plumber set: "she" became the first name the aside's reply gave, and the reply
+    # answered with Dylan's present.
+    cerys = Said("when's Cerys bday", "9 March.", query="when's Cerys bday",
+                 memories=("Cerys bday 9 March - wants driving lessons for her 17th",))  # fmt: skip
+    aside = Said("need to sort a present", "Dylan wants new Predator boots.",
+                 query="need to sort a present",
+                 memories=("Dylan bday 22 July. wants new Predator boots, size 9",))  # fmt: skip
+    resolved = resolve("what does she want for it?", [cerys, aside])
+    assert resolved.person == "Cerys" and "Cerys" in resolved.query
+    # An exchange searched with the words before it carries on: "he" is whom it found.
+    morning = Said(
+        "who does morning milking", "Miguel Ortiz.", query="who does morning milking",
+        memories=("Miguel Ortiz is our hired man, does mornings at 4:30",),
+    )  # fmt: skip
+    evenings = Said(
+        "and evenings?", "Jake Brenner.", query="who does morning milking and evenings?",
+        memories=("Jake Brenner, the neighbor kid, helps with evening milking",),
+    )  # fmt: skip
+    he = resolve("what time does he start?", [morning, evenings]).person
+    assert he and he in "Jake Brenner"
+
+
 def test_a_long_message_that_goes_back_to_the_memory_topic_continues_it():
     trip = Said(
         "when do we get the ferry to maria island",
