@@ -67,6 +67,10 @@ FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks abo
     "followup_lorrydriver_test": "followup_lorrydriver_test",
     "followup_accountant_test": "followup_accountant_test",
     "followup_gardener_test": "followup_gardener_test",
+    "followup_dancer_test": "followup_dancer_test",
+    "followup_shopkeeper_test": "followup_shopkeeper_test",
+    "followup_researcher_test": "followup_researcher_test",
+    "followup_driver_test": "followup_driver_test",
 }
 
 
@@ -367,7 +371,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "followup_mechanic_test, followup_fisherman_test, "
                         "followup_attendant_test, followup_optician_test, "
                         "followup_lorrydriver_test, followup_accountant_test, "
-                        "followup_gardener_test "
+                        "followup_gardener_test, followup_dancer_test, "
+                        "followup_shopkeeper_test, followup_researcher_test, "
+                        "followup_driver_test "
                         "(the unseen sets: score them once)")  # fmt: skip
     parser.add_argument("--markdown", type=Path, help="also write the section (and plot) here")
 

@@ -23,8 +23,9 @@ followup_sommelier_test, followup_firefighter_test, followup_jeweller_test,
 followup_potter_test, followup_welder_test, followup_hairdresser_test,
 followup_mechanic_test, followup_fisherman_test, followup_attendant_test,
 followup_optician_test, followup_lorrydriver_test, followup_accountant_test,
-followup_gardener_test) are not here: each is scored once, by hand,
-`python -m bench answers --sets <set>`.
+followup_gardener_test, followup_dancer_test, followup_shopkeeper_test,
+followup_researcher_test, followup_driver_test) are not here: each is scored once, by
+hand, `python -m bench answers --sets <set>`.
 """
 
 from __future__ import annotations
