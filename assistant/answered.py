@@ -11,10 +11,11 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from assistant.asked import ASKED_FOR, ASKED_TERMS, asked_kinds, holds
-from assistant.followup import Resolved, reply_used
+from assistant.followup import Resolved
 from assistant.people import about_person, content_words
 from assistant.referents import pet_named
 from assistant.ruled import ruled_out
+from assistant.used import reply_used
 from memory.records import Memory
 from memory.tokens import tokenize
 

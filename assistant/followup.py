@@ -36,6 +36,7 @@ from assistant.referents import (
     substitute,
     typed_owners,
 )
+from assistant.used import reply_used
 from memory.tokens import tokenize
 
 RECENT_TURNS = 3  # as memU's pre-retrieval decision reads: the last three exchanges
@@ -116,27 +117,10 @@ def carries_on(message: str) -> bool:
     return len(own) <= 2
 
 
-def _marks(text: str) -> set[str]:
-    """The words and numbers of a text that can show which fact a reply used."""
-    return {w.casefold().removesuffix("'s") for w in content_words(text)} - ASKED_FOR
-
-
-def reply_used(memories: Sequence[str], reply: str, message: str) -> tuple[str, ...]:
-    """The memories a reply used: those sharing the most of its own words, or none.
-
-    "Ollie Brennan" answered "Who's my dive buddy?" with one memory of the five it was sent;
-    replayed with all five, the next turn's "What's he studying?" got the user's own
-    thesis topic. A word the message itself said shows nothing ("Liam" in "When's Liam's
-    birthday?").
-    """
-    said = _marks(reply) - _marks(message)
-    shared = [len(_marks(text) & said) for text in memories]
-    best = max(shared, default=0)
-    return tuple(text for text, n in zip(memories, shared, strict=True) if best and n == best)
-
-
 # Which of some names the user's memories mention (the store's keyword index), if known.
 Known = Callable[[list[str]], list[str]] | None
+# Whether a message read alone surely asks about the user's life (the local gate), if known.
+Personal = Callable[[str], bool] | None
 
 
 @dataclass(frozen=True)
@@ -227,8 +211,16 @@ def _all_said(said: Said) -> str:
     return " ".join((said.user, said.query, said.assistant, *said.memories))
 
 
-def _continued(message: str, recent: Sequence[Said]) -> int:
-    """How many exchanges back the message continues: the last, unless it goes back."""
+def _continued(message: str, recent: Sequence[Said], personal: Personal = None) -> int:
+    """How many exchanges back the message continues: the last, unless it goes back.
+
+    Past a general aside, a question that reads alone as surely about the user's life
+    (`personal`) goes back to the newest exchange that searched: "whats the confirmation
+    number for it?" after the Québec hotel and "random q, what river runs past québec
+    city?" asks the hotel's, and "ok and by which day do i have to pay it?" after the rent
+    and "why is berlin called berlin" the rent's. "and how high is it?" after "what's the
+    tallest mountain in Africa?" reads alone as general, and stays with the aside.
+    """
     if len(recent) < 2:
         return 1
     if _BACK.search(message):
@@ -253,6 +245,9 @@ def _continued(message: str, recent: Sequence[Said]) -> int:
             )
         ):
             return back
+    searched = next((b for b in range(2, len(recent) + 1) if recent[-b].query), 0)
+    if searched and not aside and personal is not None and personal(message):
+        return searched
     return 1
 
 
@@ -330,12 +325,14 @@ def _led_by(message: str, asked: str, known: Known) -> str:
     return word if known and known([word]) else ""
 
 
-def resolve(message: str, recent: Sequence[Said], known: Known = None) -> Resolved:
+def resolve(
+    message: str, recent: Sequence[Said], known: Known = None, personal: Personal = None
+) -> Resolved:
     """The message as a standalone query, using the last exchanges (oldest first) if needed."""
     recent = list(recent)[-RECENT_TURNS:]
     if not recent:
         return Resolved(query=message, person=one_person(message))
-    back = _continued(message, recent)
+    back = _continued(message, recent, personal)
     earlier = recent[-back]
     said = _all_said(earlier)
     about = earlier.query or earlier.user

@@ -17,11 +17,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from assistant.answered import answered_with, carried, meant_of, reply_used
+from assistant.answered import answered_with, carried, meant_of
 from assistant.capture import CaptureMethod, Capturer, CaptureResult
 from assistant.completion import describe_error
 from assistant.followup import RECENT_TURNS, Resolved, resolve
 from assistant.gates.base import Gate, GateDecision, Said
+from assistant.gates.conversation import reads_personal
 from assistant.gates.forced import Forced
 from assistant.gates.registry import decide
 from assistant.gates.vocabulary import mentions_of
@@ -29,6 +30,7 @@ from assistant.people import by_their_name
 from assistant.pets import by_its_kind
 from assistant.respond import HistoryItem, Lookup, ReplySource, Responder, TextCallback
 from assistant.text import Label
+from assistant.used import reply_used
 from memory.injection import reply_follows, screen
 from memory.records import Memory
 
@@ -180,6 +182,7 @@ class Pipeline:
         check_reply: bool = True,
         vocabulary: bool = True,
         conversation: bool = True,
+        personal: Callable[[str], bool] = reads_personal,
     ) -> None:
         self.gate = gate
         self.store = store
@@ -195,9 +198,9 @@ class Pipeline:
         # A skipped message that names what the user's memories mention retrieves
         # (assistant/gates/vocabulary.py). Off only to measure what it is worth.
         self.vocabulary = vocabulary
-        # A follow-up is read with the last exchanges (assistant/followup.py). Off only to
-        # measure what it is worth.
-        self.conversation = conversation
+        # A follow-up is read with the last exchanges (assistant/followup.py); past a general
+        # aside, `personal` says if it reads alone as about the user. Off only to measure.
+        self.conversation, self.personal = conversation, personal
 
     def with_(self, **parts: Any) -> Pipeline:
         """A new pipeline with some parts replaced (gate, responder, capturer, ...)."""
@@ -212,12 +215,13 @@ class Pipeline:
             "check_reply": self.check_reply,
             "vocabulary": self.vocabulary,
             "conversation": self.conversation,
+            "personal": self.personal,
         }
         return Pipeline(**{**current, **parts})
 
     def _resolve(self, message: str, said: Sequence[Said]) -> Resolved:
         try:
-            return resolve(message, said, mentions_of(self.store))
+            return resolve(message, said, mentions_of(self.store), self.personal)
         except Exception:  # noqa: BLE001 - a broken resolver must not cost the reply
             # The message is then read alone, as before follow-ups were resolved; the gate
             # still decides, and fails open itself.

@@ -238,6 +238,26 @@ def test_she_past_an_aside_is_whom_the_user_named_not_whom_the_aside_found():
     assert he and he in "Jake Brenner"
 
 
+def test_a_question_about_the_user_past_a_general_aside_goes_back_to_the_memory_turn():
+    # Firefighter set: "it" was the river, the follow-up continued the aside, and nothing
+    # was searched. The local gate reads it alone as surely about the user (p=0.997).
+    hotel = Said(
+        "which hotel are we at for the québec weekend", "Hôtel Le Germain.",
+        query="which hotel are we at for the québec weekend",
+        memories=("québec weekend w julie: hôtel le germain, conf # QC-48213",),
+    )  # fmt: skip
+    river = Said("random q, what river runs past québec city?", "The St. Lawrence.")
+    asks = "whats the confirmation number for it?"
+    sure = {asks}.__contains__  # what the local gate is sure of, here
+    resolved = resolve(asks, [hotel, river], personal=sure)
+    assert resolved.turns_back == 2 and "québec weekend" in resolved.query
+    # Without that reading, it continues the aside, as before.
+    assert resolve(asks, [hotel, river]).turns_back == 1
+    # A question the gate reads as general stays with the aside.
+    mountain = Said("what's the tallest mountain in Africa?", "Kilimanjaro.")
+    assert resolve("and how high is it?", [hotel, mountain], personal=sure).turns_back == 1
+
+
 def test_a_long_message_that_goes_back_to_the_memory_topic_continues_it():
     trip = Said(
         "when do we get the ferry to maria island",
@@ -1398,3 +1418,21 @@ def test_he_is_not_whom_the_user_ruled_out():
 )
 def test_what_is_searched_without_what_the_user_ruled_out(message, searched):
     assert without_ruled_out(message, ruled_out(message)) == searched
+
+
+@pytest.mark.chroma  # a real store, seeded here, and the real local gate
+def test_past_a_general_aside_the_hotels_confirmation_number_is_searched_for(tmp_path):
+    from assistant.gates.local.shared import shared_local_gate
+
+    hotel = "québec weekend w julie: hôtel le germain, confirmation QC-48213"
+    store = seeded_store(tmp_path / "mem", "tester", hotel, "Léa hockey sat 8h")
+    turns = Pipeline(gate=shared_local_gate(), store=store, responder=OfflineResponder())
+    first = turns.respond("which hotel are we at for the québec weekend")
+    aside = turns.respond("random q, what river runs past québec city?", [first])
+    assert not aside.decision.retrieve
+    turn = turns.respond("whats the confirmation number for it?", [first, aside])
+    assert turn.decision.retrieve and turn.decision.query_source == "from earlier in this chat"
+    assert hotel in [m.text for m in turn.memories]
+    # A general question past the same aside stays with the aside, and is not searched.
+    again = turns.respond("where does it start?", [first, aside])
+    assert not again.decision.retrieve

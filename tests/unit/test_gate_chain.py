@@ -250,6 +250,10 @@ def test_a_question_of_the_world_about_what_was_just_found_is_not_searched() -> 
     assert resolved.follow_up
     skipped = decide(Judge(), message, LAYOVER, resolved, LAYOVER[-1])
     assert not skipped.retrieve and skipped.reason == "asks a fact of the world about it"
+    # The clause that asks is what counts: the user speaking of themselves before it does not.
+    for asked in ("i should learn a few words, what language do they speak there?",
+                  "what's another name for it in english?"):  # fmt: skip
+        assert not decide(Judge(), asked, LAYOVER, resolve(asked, LAYOVER), LAYOVER[-1]).retrieve
     # A retrieve the gate was unsure of goes the same way; a sure one stands.
     assert not decide(Unsure(0.18), message, LAYOVER, resolved, LAYOVER[-1]).retrieve
     assert decide(Unsure(0.9), message, LAYOVER, resolved, LAYOVER[-1]).retrieve
