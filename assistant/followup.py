@@ -340,7 +340,7 @@ def resolve(
     # The earlier words a follow-up searched with them brings in.
     referent = " ".join(w for w in content_words(about) if w.casefold() not in tokens)
     if not leans_on_earlier(message, said, known):
-        back = _carried_on(message, recent) if back == 1 else 0
+        back = _carried_on(message, recent)
         if back:
             earlier = recent[-back]
             about = earlier.query
