@@ -251,6 +251,14 @@ def test_a_question_about_the_user_past_a_general_aside_goes_back_to_the_memory_
     sure = {asks}.__contains__  # what the local gate is sure of, here
     resolved = resolve(asks, [hotel, river], personal=sure)
     assert resolved.turns_back == 2 and "québec weekend" in resolved.query
+    # A short question sent back that way, leaning on nothing by the word rules, still
+    # carries on the earlier search, not searched alone (midwife set: the gas bill's €187).
+    nmbi = Said("when does my NMBI registration need renewing", "By 31 Jan.",
+                query="when does my NMBI registration need renewing",
+                memories=("NMBI registration renewal €150, due by 31 Jan",))  # fmt: skip
+    vietnam = Said("what's the capital of vietnam?", "Hanoi.")
+    fee = resolve("how much is the fee?", [nmbi, vietnam], personal=lambda m: True)
+    assert fee.follow_up and "NMBI" in fee.query
     # Without that reading, it continues the aside, as before.
     assert resolve(asks, [hotel, river]).turns_back == 1
     # A question the gate reads as general stays with the aside.
@@ -1424,7 +1432,7 @@ def test_what_is_searched_without_what_the_user_ruled_out(message, searched):
 def test_past_a_general_aside_the_hotels_confirmation_number_is_searched_for(tmp_path):
     from assistant.gates.local.shared import shared_local_gate
 
-    hotel = "québec weekend w julie: hôtel le germain, confirmation QC-48213"
+    hotel = "québec weekend w julie: hôtel le germain, conf # QC-48213"
     store = seeded_store(tmp_path / "mem", "tester", hotel, "Léa hockey sat 8h")
     turns = Pipeline(gate=shared_local_gate(), store=store, responder=OfflineResponder())
     first = turns.respond("which hotel are we at for the québec weekend")
