@@ -223,12 +223,13 @@ def _continued(message: str, recent: Sequence[Said], personal: Personal = None) 
     """
     if len(recent) < 2:
         return 1
+    # The newest earlier exchange that searched, past the last one; 0 for none.
+    searched = next((b for b in range(2, len(recent) + 1) if recent[-b].query), 0)
     if _BACK.search(message):
         # "ok back to his birthday" leaves the last exchange, even an aside that was
         # searched ("a good first truck" found the user's truck, whose "Transmission's
         # starting to slip" became "his"): the newest earlier turn that searched.
-        searched = (b for b in range(2, len(recent) + 1) if recent[-b].query)
-        return next(searched, 2)
+        return searched or 2
     if recent[-1].query:
         return 1
     # "What time was that again?" after a general aside returns to the memory topic, and so
@@ -245,7 +246,6 @@ def _continued(message: str, recent: Sequence[Said], personal: Personal = None) 
             )
         ):
             return back
-    searched = next((b for b in range(2, len(recent) + 1) if recent[-b].query), 0)
     if searched and not aside and personal is not None and personal(message):
         return searched
     return 1

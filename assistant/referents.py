@@ -158,24 +158,25 @@ def referent_person(recent: Sequence[Said]) -> str:
         )
         if answer:
             return answer
-        if i > 0 and not _carries_on(said, recent[i - 1]):
+        if i > 0 and not _searched_on_from(said, recent[i - 1]):
             asides.append(said)
             continue
-        return _named_in(said) or next(filter(None, map(_named_in, asides)), "")
-    return next(filter(None, map(_named_in, asides)), "")
+        return _first_named([said, *asides])
+    return _first_named(asides)
 
 
-def _carries_on(said: Said, before: Said) -> bool:
+def _searched_on_from(said: Said, before: Said) -> bool:
     """True when an exchange was searched with the words of the one before it."""
     return bool(said.query) and before.user.casefold() in said.query.casefold()
 
 
-def _named_in(said: Said) -> str:
-    """The person an exchange's query, first note or reply names, or ""."""
-    for text in (said.query, *said.memories[:1], said.assistant):
-        person = person_in(text)
-        if person:
-            return person
+def _first_named(exchanges: Sequence[Said]) -> str:
+    """The first person named by an exchange's query, first note or reply, in order."""
+    for said in exchanges:
+        for text in (said.query, *said.memories[:1], said.assistant):
+            person = person_in(text)
+            if person:
+                return person
     return ""
 
 
