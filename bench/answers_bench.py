@@ -71,6 +71,10 @@ FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks abo
     "followup_shopkeeper_test": "followup_shopkeeper_test",
     "followup_researcher_test": "followup_researcher_test",
     "followup_driver_test": "followup_driver_test",
+    "followup_locksmith_test": "followup_locksmith_test",
+    "followup_cook_test": "followup_cook_test",
+    "followup_engineer_test": "followup_engineer_test",
+    "followup_nanny_test": "followup_nanny_test",
 }
 
 
@@ -373,7 +377,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "followup_lorrydriver_test, followup_accountant_test, "
                         "followup_gardener_test, followup_dancer_test, "
                         "followup_shopkeeper_test, followup_researcher_test, "
-                        "followup_driver_test "
+                        "followup_driver_test, followup_locksmith_test, "
+                        "followup_cook_test, followup_engineer_test, "
+                        "followup_nanny_test "
                         "(the unseen sets: score them once)")  # fmt: skip
     parser.add_argument("--markdown", type=Path, help="also write the section (and plot) here")
 
