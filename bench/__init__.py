@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "answers": ("bench.answers_bench", "replies per gate mode: right, damaged, first token"),
     "followups": ("bench.followup_bench", "conversations: last turns, resolver, CANARD"),
     "followup-retrieval": ("bench.followup_retrieval", "what a follow-up is given, no model"),
+    "followup-ceiling": ("bench.followup_ceiling", "follow-ups sent only the right notes"),
     "followup-llm-cost": ("bench.followup_llm_cost", "the LLM gate reading the conversation"),
     "rewrite": ("bench.rewrite_bench", "the follow-up resolver against CANARD's rewrites"),
     "compare": ("bench.compare_bench", "compare mode: twins' first-token ratio"),
