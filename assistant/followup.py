@@ -36,6 +36,7 @@ from assistant.referents import (
     substitute,
     typed_owners,
 )
+from assistant.ruled import ruled_out
 from assistant.used import reply_used
 from memory.tokens import tokenize
 
@@ -119,8 +120,17 @@ def carries_on(message: str) -> bool:
 
 # Which of some names the user's memories mention (the store's keyword index), if known.
 Known = Callable[[list[str]], list[str]] | None
-# Whether a message read alone surely asks about the user's life (the local gate), if known.
-Personal = Callable[[str], bool] | None
+# How surely a message read alone asks about the user's life (the local gate's p), if known.
+Personal = Callable[[str], float] | None
+# Past a general aside, a question read alone at this or more goes back to the memory turn:
+# "whats the confirmation number for it?" read 0.997 and "what dose was it?" 0.987, where
+# "and how high is it?" read 0.29 and "and where's it hanging now?" (Guernica) 0.87.
+SURELY_PERSONAL = 0.9
+# An exchange searched with its own words that read alone below this is an aside all the
+# same: the local gate retrieves from about 0.13 so as to miss nothing, and searched "btw
+# how many ml in a pint" (0.16), so "where is it again?" went on about the pint, not the
+# cataract check before it. Memory questions read alone at 0.9 and more, mostly.
+READS_GENERAL = 0.3
 
 
 @dataclass(frozen=True)
@@ -230,7 +240,7 @@ def _continued(message: str, recent: Sequence[Said], personal: Personal = None) 
         # searched ("a good first truck" found the user's truck, whose "Transmission's
         # starting to slip" became "his"): the newest earlier turn that searched.
         return searched or 2
-    if recent[-1].query:
+    if not _aside(recent[-1], personal):
         return 1
     # "What time was that again?" after a general aside returns to the memory topic, and so
     # does "ok and what time was the appt?" after "what is afib exactly": "the appt" is
@@ -246,9 +256,23 @@ def _continued(message: str, recent: Sequence[Said], personal: Personal = None) 
             )
         ):
             return back
-    if searched and not aside and personal is not None and personal(message):
+    if searched and not aside and personal is not None and personal(message) >= SURELY_PERSONAL:
         return searched
     return 1
+
+
+def _aside(said: Said, personal: Personal) -> bool:
+    """True for an exchange that did not search, or searched a general question of its own.
+
+    Of its own: searched with its own words, read by the local gate below `READS_GENERAL`,
+    and ruling nothing out: "the TT-Line one, not the P&O" after "i have two ferries next
+    week" reads 0.03 alone, and chooses between the ferries.
+    """
+    if not said.query:
+        return True
+    if personal is None or not set(tokenize(said.query)) <= set(tokenize(said.user)):
+        return False
+    return not ruled_out(said.user) and personal(said.user) < READS_GENERAL
 
 
 def _back_on(message: str, topic: Said, aside: Said) -> bool:

@@ -22,7 +22,7 @@ from assistant.capture import CaptureMethod, Capturer, CaptureResult
 from assistant.completion import describe_error
 from assistant.followup import RECENT_TURNS, Resolved, resolve
 from assistant.gates.base import Gate, GateDecision, Said
-from assistant.gates.conversation import reads_personal
+from assistant.gates.conversation import personal_reading
 from assistant.gates.forced import Forced
 from assistant.gates.registry import decide
 from assistant.gates.vocabulary import mentions_of
@@ -182,7 +182,7 @@ class Pipeline:
         check_reply: bool = True,
         vocabulary: bool = True,
         conversation: bool = True,
-        personal: Callable[[str], bool] = reads_personal,
+        personal: Callable[[str], float] = personal_reading,
     ) -> None:
         self.gate = gate
         self.store = store

@@ -108,22 +108,17 @@ def asks_the_world(
     )
 
 
-# How sure the local gate must be: past a general aside, "whats the confirmation number for
-# it?" read 0.997 and "what dose was it?" 0.987, where "and how high is it?" read 0.29 and
-# "and where's it hanging now?" (Guernica) 0.87.
-SURELY_PERSONAL = 0.9
+def personal_reading(message: str) -> float:
+    """How surely the local gate, reading the message alone, takes it to ask about the user.
 
-
-def reads_personal(message: str) -> bool:
-    """True when the local gate, reading the message alone, is sure it asks about the user.
-
-    The follow-up resolver's signal past a general aside (`followup.resolve`), in every mode:
-    the local gate is the one reading that costs no model call.
+    Its p, 0 when it gives none: the follow-up resolver's reading of a message past an aside,
+    and of the aside itself (`followup.resolve`), in every mode. The local gate is the one
+    reading that costs no model call.
     """
     from assistant.gates.local.shared import shared_local_gate  # numpy: not at import time
 
     p = shared_local_gate().decide(message).confidence
-    return p is not None and p >= SURELY_PERSONAL
+    return 0.0 if p is None else p
 
 
 def _general(decision: GateDecision) -> GateDecision:

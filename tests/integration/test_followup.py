@@ -248,7 +248,10 @@ def test_a_question_about_the_user_past_a_general_aside_goes_back_to_the_memory_
     )  # fmt: skip
     river = Said("random q, what river runs past québec city?", "The St. Lawrence.")
     asks = "whats the confirmation number for it?"
-    sure = {asks}.__contains__  # what the local gate is sure of, here
+
+    def sure(message: str) -> float:  # the local gate's p, read alone, here
+        return 0.997 if message == asks else 0.29
+
     resolved = resolve(asks, [hotel, river], personal=sure)
     assert resolved.turns_back == 2 and "québec weekend" in resolved.query
     # A short question sent back that way, leaning on nothing by the word rules, still
@@ -257,13 +260,37 @@ def test_a_question_about_the_user_past_a_general_aside_goes_back_to_the_memory_
                 query="when does my NMBI registration need renewing",
                 memories=("NMBI registration renewal €150, due by 31 Jan",))  # fmt: skip
     vietnam = Said("what's the capital of vietnam?", "Hanoi.")
-    fee = resolve("how much is the fee?", [nmbi, vietnam], personal=lambda m: True)
+    fee = resolve("how much is the fee?", [nmbi, vietnam], personal=lambda m: 0.95)
     assert fee.follow_up and "NMBI" in fee.query
     # Without that reading, it continues the aside, as before.
     assert resolve(asks, [hotel, river]).turns_back == 1
     # A question the gate reads as general stays with the aside.
     mountain = Said("what's the tallest mountain in Africa?", "Kilimanjaro.")
     assert resolve("and how high is it?", [hotel, mountain], personal=sure).turns_back == 1
+
+
+def test_a_general_aside_the_gate_searched_is_an_aside_all_the_same():
+    # Gardener set: the local gate searched "btw how many ml in a pint" (p=0.16), so "where
+    # is it again?" went on about the pint and found the hens' corn, not the eye clinic.
+    cataract = Said(
+        "when's my cataract check?", "Monday 23 June at the eye clinic.",
+        query="when's my cataract check?",
+        memories=("Eye clinic Glangwili (Carmarthen), cataract check Mon 23 Jun",),
+    )  # fmt: skip
+    corn = ("mixed corn for the hens £11.20 a bag, also from the Co-op",)
+    pint = Said("btw how many ml in a pint", "A pint is 568 ml.",
+                query="btw how many ml in a pint", memories=corn)  # fmt: skip
+    read = {"when's my cataract check?": 1.0, "btw how many ml in a pint": 0.16}.get
+    resolved = resolve("where is it again?", [cataract, pint], personal=lambda m: read(m, 0.5))
+    assert resolved.turns_back == 2 and "cataract" in resolved.query
+    # A memory question the gate searched surely is the conversation's topic: it goes on.
+    hens = Said("how much is the corn for the hens", "£11.20 a bag.",
+                query="how much is the corn for the hens", memories=corn)  # fmt: skip
+    sure = resolve("where do i get it again?", [cataract, hens], personal=lambda m: 0.95)
+    assert sure.turns_back == 1 and "corn" in sure.query
+    # A follow-up searched with the words before it is no aside, however it reads alone.
+    dose = Said("and what dose?", "5 mg.", query="when's my cataract check? and what dose?")
+    assert resolve("where is it again?", [cataract, dose], personal=lambda m: 0.1).turns_back == 1
 
 
 def test_a_long_message_that_goes_back_to_the_memory_topic_continues_it():
