@@ -95,11 +95,13 @@ def _not_ruled_out(memories: tuple[Memory, ...], ruled: set[str]) -> tuple[Memor
 
 
 # Words a follow-up says of any event or thing, which name none: "what time does it start
-# again?" is about the party the chat is on, though the party's note never says "start".
+# again?" is about the party the chat is on, though the party's note never says "start",
+# and "how much did it cost?" about the Easter flight, whose note says "$139 return".
 _SAID_OF_ANY = frozenset(
     tokenize(
         "start starts begin end finish open close leave arrive land usually normally need "
-        "supposed exactly roughly again back due go come make happen"
+        "supposed exactly roughly again back due go come make happen cost costs price fee "
+        "charge paid pay"
     )
 )
 

@@ -34,7 +34,8 @@ class Kind(Enum):
 _ASKS: tuple[tuple[re.Pattern[str], frozenset[Kind]], ...] = (
     (
         re.compile(
-            r"\b(?:what|which) time\b|\bwhat hour\b|\bhow (?:early|late)\b|\bstarts? at\b"
+            r"\b(?:what|which) time\b|\bwhat hour\b|\bhow (?:early|late)\b"
+            r"|\b(?:starts?|leaves?|departs?|arrives?|lands?|opens?|closes?) at\b"
             r"|\bwhat time['’]?s\b",
             re.IGNORECASE,
         ),

@@ -985,6 +985,30 @@ def test_the_fact_the_chat_is_on_answers_alone_what_it_holds():
     assert given("and how much is the car one?") == {home.text, car.text}
 
 
+def test_what_it_cost_and_when_it_leaves_are_asked_of_the_fact_the_chat_is_on():
+    # Dancer and optician sets: beside a second fact of the same shape, the 1.5B model
+    # answered with that one ($212, 8h15). Neither "cost" nor "leaves" names another fact.
+    easter, xmas = _memories(
+        "Greek Easter at yiayia's: Jetstar JQ770 Fri 18 Apr 6:50pm MEL→ADL, $139 return",
+        "xmas flight adelaide - Virgin VA222, 23 Dec 2:10pm, $212 return",
+    )
+    asked = "the flight for greek easter, whats the flight no"
+    earlier = Said(asked, "JQ770.", query=asked, memories=(easter.text,))
+    sent = answered_with(
+        resolve("how much did it cost?", [earlier]), (easter, xmas), (easter, xmas),
+        "how much did it cost?",
+    )  # fmt: skip
+    assert sent == (easter,)
+    tgv, ride = _memories(
+        "TGV to see papa: 6h04 from Part-Dieu, arrives St Charles 7h47",
+        "club VC Croix-Rousse, sunday ride leaves 8h15 place Sathonay",
+    )
+    asked = "the early tgv i take to marseille"
+    earlier = Said(asked, "The 6h04 from Part-Dieu.", query=asked, memories=(tgv.text,))
+    sent = answered_with(resolve("leaves at?", [earlier]), (tgv, ride), (tgv, ride), "leaves at?")
+    assert sent == (tgv,)
+
+
 def test_a_follow_up_carries_the_fact_the_last_reply_used_not_the_first_found():
     checkup, filling = _memories(
         "Dentist check-up on 4 June at 2:15pm, Salamanca Dental.",
