@@ -21,6 +21,12 @@ ASKED_FOR = frozenset(
 
 ASKED_TERMS = frozenset(tokenize(" ".join(ASKED_FOR)))
 
+# Question words alone, typos included: "were?" is a fast "where?".
+QUESTION_WORDS = frozenset(
+    "where were wher when wen whn why how who what wat wot which whose".split()
+)
+QUESTION_TERMS = frozenset(tokenize(" ".join(QUESTION_WORDS)))
+
 
 class Kind(Enum):
     """The shape of the answer a question asks for."""

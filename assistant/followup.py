@@ -13,7 +13,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from assistant.asked import ASKED_FOR, ASKED_TERMS
+from assistant.asides import Personal, back_on, is_aside, surely_personal
+from assistant.asked import ASKED_FOR, QUESTION_WORDS
 from assistant.gates.base import Said
 from assistant.people import (
     FUNCTION_WORDS,
@@ -36,9 +37,7 @@ from assistant.referents import (
     substitute,
     typed_owners,
 )
-from assistant.ruled import ruled_out
 from assistant.used import reply_used
-from memory.tokens import tokenize
 
 RECENT_TURNS = 3  # as memU's pre-retrieval decision reads: the last three exchanges
 
@@ -81,9 +80,6 @@ _IT_ASKED = re.compile(
     r"\s+it\b",
     re.IGNORECASE,
 )
-# Question words alone, typos included: "were?" is a fast "where?".
-_ASKS = frozenset("where were wher when wen whn why how who what wat wot which whose".split())
-_ASK_TERMS = frozenset(tokenize(" ".join(_ASKS)))
 _DEFINITE = re.compile(r"\b(?:the|that|those)\s+([A-Za-z][a-z-]{2,})\b", re.IGNORECASE)
 _BACK = re.compile(r"\b(?:back to|going back|returning to)\b", re.IGNORECASE)
 _BACK_WORDS = 20
@@ -114,23 +110,12 @@ def carries_on(message: str) -> bool:
         return False
     if any(is_name(w) for w in said[1:]):
         return False
-    own = [w for w in content_words(message) if w.casefold() not in ASKED_FOR | _ASKS]
+    own = [w for w in content_words(message) if w.casefold() not in ASKED_FOR | QUESTION_WORDS]
     return len(own) <= 2
 
 
 # Which of some names the user's memories mention (the store's keyword index), if known.
 Known = Callable[[list[str]], list[str]] | None
-# How surely a message read alone asks about the user's life (the local gate's p), if known.
-Personal = Callable[[str], float] | None
-# Past a general aside, a question read alone at this or more goes back to the memory turn:
-# "whats the confirmation number for it?" read 0.997 and "what dose was it?" 0.987, where
-# "and how high is it?" read 0.29 and "and where's it hanging now?" (Guernica) 0.87.
-SURELY_PERSONAL = 0.9
-# An exchange searched with its own words that read alone below this is an aside all the
-# same: the local gate retrieves from about 0.13 so as to miss nothing, and searched "btw
-# how many ml in a pint" (0.16), so "where is it again?" went on about the pint, not the
-# cataract check before it. Memory questions read alone at 0.9 and more, mostly.
-READS_GENERAL = 0.3
 
 
 @dataclass(frozen=True)
@@ -187,7 +172,7 @@ def leans_on_earlier(message: str, earlier: str = "", known: Known = None) -> bo
         return True  # "Who on my team should I ask about that?": it ends on what was said
     if len(tokens) <= _LONG_POINTER_WORDS and _IT_ASKED.match(message) and is_question(message):
         return True  # "was it a big hit when it came out?": the question is about "it"
-    if len(tokens) <= 2 and tokens[0] in _ASKS:
+    if len(tokens) <= 2 and tokens[0] in QUESTION_WORDS:
         return True  # "Where?", "were?" (a typed "where"), "why though"
     if _GOES_BACK.match(message) and is_question(message):
         return True
@@ -217,10 +202,6 @@ def switched_to(message: str, earlier: str) -> list[str] | None:
     return None
 
 
-def _all_said(said: Said) -> str:
-    return " ".join((said.user, said.query, said.assistant, *said.memories))
-
-
 def _continued(message: str, recent: Sequence[Said], personal: Personal = None) -> int:
     """How many exchanges back the message continues: the last, unless it goes back.
 
@@ -240,57 +221,25 @@ def _continued(message: str, recent: Sequence[Said], personal: Personal = None) 
         # searched ("a good first truck" found the user's truck, whose "Transmission's
         # starting to slip" became "his"): the newest earlier turn that searched.
         return searched or 2
-    if not _aside(recent[-1], personal):
+    if not is_aside(recent[-1], personal):
         return 1
     # "What time was that again?" after a general aside returns to the memory topic, and so
     # does "ok and what time was the appt?" after "what is afib exactly": "the appt" is
     # what the memory turn spoke of, not the aside.
-    aside = _names_what_was_said(message, _all_said(recent[-1]))
+    aside = _names_what_was_said(message, recent[-1].everything())
     for back in range(2, len(recent) + 1):
         if recent[-back].query and (
             _AGAIN.search(message)
             or not aside
             and (
-                _names_what_was_said(message, _all_said(recent[-back]))
-                or _back_on(message, recent[-back], recent[-1])
+                _names_what_was_said(message, recent[-back].everything())
+                or back_on(message, recent[-back], recent[-1])
             )
         ):
             return back
-    if searched and not aside and personal is not None and personal(message) >= SURELY_PERSONAL:
+    if searched and not aside and surely_personal(message, personal):
         return searched
     return 1
-
-
-def _aside(said: Said, personal: Personal) -> bool:
-    """True for an exchange that did not search, or searched a general question of its own.
-
-    Of its own: searched with its own words, read by the local gate below `READS_GENERAL`,
-    and ruling nothing out: "the TT-Line one, not the P&O" after "i have two ferries next
-    week" reads 0.03 alone, and chooses between the ferries.
-    """
-    if not said.query:
-        return True
-    if personal is None or not set(tokenize(said.query)) <= set(tokenize(said.user)):
-        return False
-    return not ruled_out(said.user) and personal(said.user) < READS_GENERAL
-
-
-def _back_on(message: str, topic: Said, aside: Said) -> bool:
-    """True when a follow-up past a general aside speaks of the memory exchange before it.
-
-    "what dose was it?" after the blood-pressure pill and "whats the capital of canada"
-    names the pill's dose, a word of that exchange and not of the aside; "wait what cant
-    she have?" after Mochi's food and "how long do rabbits live" has a "she" that only the
-    memory exchange gives anyone to be. "and how high is it?" after "what's the tallest
-    mountain in Africa?" stays with the aside.
-    """
-    own = set(tokenize(" ".join(content_words(message)))) - ASKED_TERMS - _ASK_TERMS
-    if own & set(tokenize(_all_said(topic))) and not own & set(tokenize(_all_said(aside))):
-        return True
-    told = {w.casefold() for w in words(message)}
-    return bool(
-        pointing(told) & ONE_PERSON and not referent_person([aside]) and referent_person([topic])
-    )
 
 
 def _carried_on(message: str, recent: Sequence[Said]) -> int:
@@ -312,7 +261,7 @@ def _carried_on(message: str, recent: Sequence[Said]) -> int:
             echoed = any(w.casefold() in asked for w in content_words(earlier.assistant))
             return back if used or echoed else 0
         # "what's the population of hanoi?" after "what's the capital of vietnam?" asks on.
-        aside = {w.casefold() for w in words(_all_said(earlier))}
+        aside = {w.casefold() for w in words(earlier.everything())}
         if any(w.casefold() in aside for w in content_words(message)):
             return 0
     return 0
@@ -358,7 +307,7 @@ def resolve(
         return Resolved(query=message, person=one_person(message))
     back = _continued(message, recent, personal)
     earlier = recent[-back]
-    said = _all_said(earlier)
+    said = earlier.everything()
     about = earlier.query or earlier.user
     tokens = set(said_words(message))
     # The earlier words a follow-up searched with them brings in.
@@ -409,7 +358,7 @@ def resolve(
         one = person if pointing(tokens) & ONE_PERSON else ""
         return Resolved(query, True, back, referent=person, person=one, rewritten=True)
     query = f"{about.strip()} {message.strip()}" if referent else message
-    own = [w for w in content_words(message) if w.casefold() not in ASKED_FOR | _ASKS]
+    own = [w for w in content_words(message) if w.casefold() not in ASKED_FOR | QUESTION_WORDS]
     person = asked_about(message, earlier)
     # "and us?", "and mine?": the same question about someone else, not the same fact.
     bare = not own and not tokens & SELF

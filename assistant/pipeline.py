@@ -198,8 +198,8 @@ class Pipeline:
         # A skipped message that names what the user's memories mention retrieves
         # (assistant/gates/vocabulary.py). Off only to measure what it is worth.
         self.vocabulary = vocabulary
-        # A follow-up is read with the last exchanges (assistant/followup.py); past a general
-        # aside, `personal` says if it reads alone as about the user. Off only to measure.
+        # A follow-up is read with the last exchanges (assistant/followup.py), and `personal`
+        # reads a message alone past an aside (assistant/asides.py). Off only to measure.
         self.conversation, self.personal = conversation, personal
 
     def with_(self, **parts: Any) -> Pipeline:
