@@ -967,46 +967,48 @@ def test_a_bare_follow_up_on_the_same_fact_is_answered_with_that_fact_alone():
     assert price in answered_with(resolve("and us?", [before]), (rivals,), (rivals, price))
 
 
-def test_the_fact_the_chat_is_on_answers_alone_what_it_holds():
-    home, car = _memories(
-        "Home insurance renewal 5 Jan, Aviva quote £214",
-        "car insurance renews 12 Dec - Admiral quoted £687 (last yr £598!!)",
+_HOME = "Home insurance renewal 5 Jan, Aviva quote £214"
+_CAR = "car insurance renews 12 Dec - Admiral quoted £687 (last yr £598!!)"
+
+
+@pytest.mark.parametrize(
+    "asked, fact, other, message",
+    [
+        # Beside the car's £687, the 1.5B model answered with it.
+        ("when does the home insurance renew", _HOME, _CAR, "how much was the quote?"),
+        # Dancer set: beside the Christmas flight, it answered $212. "cost" names no fact.
+        (
+            "the flight for greek easter, whats the flight no",
+            "Greek Easter at yiayia's: Jetstar JQ770 Fri 18 Apr 6:50pm MEL→ADL, $139 return",
+            "xmas flight adelaide - Virgin VA222, 23 Dec 2:10pm, $212 return",
+            "how much did it cost?",
+        ),
+        # Optician set: beside the club ride, it answered 8h15. "leaves at?" asks a time.
+        (
+            "the early tgv i take to marseille",
+            "TGV to see papa: 6h04 from Part-Dieu, arrives St Charles 7h47",
+            "club VC Croix-Rousse, sunday ride leaves 8h15 place Sathonay",
+            "leaves at?",
+        ),
+    ],
+)
+def test_the_fact_the_chat_is_on_answers_alone_what_it_holds(asked, fact, other, message):
+    fact, other = _memories(fact, other)
+    assert [m.text for m in _sent_after(asked, fact, other, message)] == [fact.text]
+
+
+def test_a_follow_up_naming_what_the_fact_is_not_about_keeps_the_search():
+    home, car = _memories(_HOME, _CAR)
+    both = _sent_after(
+        "when does the home insurance renew", home, car, "and how much is the car one?"
     )
-    asked = "when does the home insurance renew"
-    earlier = Said(asked, "On 5 January.", query=asked, memories=(home.text,))
-
-    def given(message: str) -> set[str]:
-        found = answered_with(resolve(message, [earlier]), (home, car), (home, car), message)
-        return {m.text for m in found}
-
-    # Beside the car's £687, the 1.5B model answered with it: the home quote goes alone.
-    assert given("how much was the quote?") == {home.text}
-    # It names what the fact is not about: both stay.
-    assert given("and how much is the car one?") == {home.text, car.text}
+    assert {m.text for m in both} == {home.text, car.text}
 
 
-def test_what_it_cost_and_when_it_leaves_are_asked_of_the_fact_the_chat_is_on():
-    # Dancer and optician sets: beside a second fact of the same shape, the 1.5B model
-    # answered with that one ($212, 8h15). Neither "cost" nor "leaves" names another fact.
-    easter, xmas = _memories(
-        "Greek Easter at yiayia's: Jetstar JQ770 Fri 18 Apr 6:50pm MEL→ADL, $139 return",
-        "xmas flight adelaide - Virgin VA222, 23 Dec 2:10pm, $212 return",
-    )
-    asked = "the flight for greek easter, whats the flight no"
-    earlier = Said(asked, "JQ770.", query=asked, memories=(easter.text,))
-    sent = answered_with(
-        resolve("how much did it cost?", [earlier]), (easter, xmas), (easter, xmas),
-        "how much did it cost?",
-    )  # fmt: skip
-    assert sent == (easter,)
-    tgv, ride = _memories(
-        "TGV to see papa: 6h04 from Part-Dieu, arrives St Charles 7h47",
-        "club VC Croix-Rousse, sunday ride leaves 8h15 place Sathonay",
-    )
-    asked = "the early tgv i take to marseille"
-    earlier = Said(asked, "The 6h04 from Part-Dieu.", query=asked, memories=(tgv.text,))
-    sent = answered_with(resolve("leaves at?", [earlier]), (tgv, ride), (tgv, ride), "leaves at?")
-    assert sent == (tgv,)
+def _sent_after(asked: str, fact: Memory, other: Memory, message: str) -> tuple[Memory, ...]:
+    """What a follow-up of `asked`, answered with `fact`, is sent when `other` is found too."""
+    earlier = Said(asked, "", query=asked, memories=(fact.text,))
+    return answered_with(resolve(message, [earlier]), (fact, other), (fact, other), message)
 
 
 def test_a_follow_up_carries_the_fact_the_last_reply_used_not_the_first_found():
