@@ -75,6 +75,8 @@ FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks abo
     "followup_cook_test": "followup_cook_test",
     "followup_engineer_test": "followup_engineer_test",
     "followup_nanny_test": "followup_nanny_test",
+    "followup_organist_test": "followup_organist_test",
+    "followup_ferryman_test": "followup_ferryman_test",
 }
 
 
@@ -379,7 +381,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "followup_shopkeeper_test, followup_researcher_test, "
                         "followup_driver_test, followup_locksmith_test, "
                         "followup_cook_test, followup_engineer_test, "
-                        "followup_nanny_test "
+                        "followup_nanny_test, followup_organist_test, "
+                        "followup_ferryman_test "
                         "(the unseen sets: score them once)")  # fmt: skip
     parser.add_argument("--markdown", type=Path, help="also write the section (and plot) here")
 

@@ -25,8 +25,9 @@ followup_mechanic_test, followup_fisherman_test, followup_attendant_test,
 followup_optician_test, followup_lorrydriver_test, followup_accountant_test,
 followup_gardener_test, followup_dancer_test, followup_shopkeeper_test,
 followup_researcher_test, followup_driver_test, followup_locksmith_test,
-followup_cook_test, followup_engineer_test, followup_nanny_test) are not here: each is
-scored once, by hand, `python -m bench answers --sets <set>`.
+followup_cook_test, followup_engineer_test, followup_nanny_test, followup_organist_test,
+followup_ferryman_test) are not here: each is scored once, by hand,
+`python -m bench answers --sets <set>`.
 """
 
 from __future__ import annotations
