@@ -183,7 +183,10 @@ def meant_of(message: str, resolved: Resolved, memories: Sequence[str], rewrite:
     is "what time is that?". And "my dog" is "my dog Chorizo" when a fact given names him:
     else the 1.5B model's joke "about my dog, by name" was about a "Max".
     """
-    said = resolved.query if resolved.rewritten and rewrite else ""
+    # Past an aside too: "where is it again?" after the dinner with Alex and "btw how many
+    # ml in a pint" was answered as if about the pint, with the dinner's note alone given.
+    back = resolved.follow_up and resolved.turns_back > 1
+    said = resolved.query if (resolved.rewritten or back) and rewrite else ""
     if not said and rewrite and resolved.follow_up and _IT_NOW.search(message):
         said = _IT_NOW.sub(r"\1\2\3\4is\5that", message)
     if not said and rewrite and resolved.follow_up and _THE_DATE.match(message):

@@ -1298,6 +1298,21 @@ def test_a_follow_up_is_about_whom_a_lower_case_question_asked_about():
     assert resolve("and what time?", [jars]).person == ""
 
 
+def test_a_question_back_past_an_aside_is_told_as_what_it_meant(fake_api, sdk_client, store):
+    # Demo persona: "where is it again?" after the dinner with Alex and a pint aside was
+    # sent the dinner's note alone, and answered "I don't have any information about where
+    # it is": the model read "it" as the pint of the last exchange.
+    turns = pipeline(sdk_client, store)
+    first = meeting_alex(fake_api, turns)
+    fake_api.queue(Reply(text=SKIP), Reply(text="A pint is 568 ml."))
+    aside = turns.respond("btw how many ml in a pint", [first])
+    fake_api.queue(Reply(text=SKIP), Reply(text="At Nopa."))
+    turn = turns.respond("where is it again?", [first, aside])
+    # Told as it was searched: with the words of the turn it goes back to.
+    assert turn.searched and turn.meant == "dinner with Alex where is it again?"
+    assert f"about {json.dumps(turn.meant)}" in last_user_text(fake_api)
+
+
 def test_a_name_opening_the_first_message_is_who_she_is():
     # "she" had become the cream the note named last ("use Epimax NOT E45").
     note = "allergies: me - penicillin. Maya - eczema, use Dermol NOT E45"
