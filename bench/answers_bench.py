@@ -77,6 +77,10 @@ FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks abo
     "followup_nanny_test": "followup_nanny_test",
     "followup_organist_test": "followup_organist_test",
     "followup_ferryman_test": "followup_ferryman_test",
+    "followup_conductor_test": "followup_conductor_test",
+    "followup_broadcaster_test": "followup_broadcaster_test",
+    "followup_bookseller_test": "followup_bookseller_test",
+    "followup_vetnurse_test": "followup_vetnurse_test",
 }
 
 
@@ -382,7 +386,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "followup_driver_test, followup_locksmith_test, "
                         "followup_cook_test, followup_engineer_test, "
                         "followup_nanny_test, followup_organist_test, "
-                        "followup_ferryman_test "
+                        "followup_ferryman_test, followup_conductor_test, "
+                        "followup_broadcaster_test, followup_bookseller_test, "
+                        "followup_vetnurse_test "
                         "(the unseen sets: score them once)")  # fmt: skip
     parser.add_argument("--markdown", type=Path, help="also write the section (and plot) here")
 
