@@ -16,10 +16,8 @@ from dataclasses import dataclass
 from assistant.asides import Personal, back_on, is_aside, surely_personal
 from assistant.asked import ASKED_FOR, QUESTION_WORDS
 from assistant.gates.base import Said
+from assistant.lexicon import FUNCTION_WORDS, ROLES, SELF
 from assistant.people import (
-    FUNCTION_WORDS,
-    ROLES,
-    SELF,
     content_words,
     is_name,
     is_question,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from assistant.lexicon import FUNCTION_WORDS, KIN, NO_ONE, PEOPLE_IN_GENERAL, ROLES, TITLES
 from assistant.pets import kind_asked, pet_note
 from memory.tokens import tokenize, unaccented
 
@@ -16,81 +17,11 @@ from memory.tokens import tokenize, unaccented
 _WORD = re.compile(r"[^\W\d_][\w'’]*|\d[\w:.,]*")
 
 
-# Words that never name what a conversation is about.
-FUNCTION_WORDS = frozenset(
-    """a an the and or but so of to in on at for with by from about as into over after before
-    i me my mine we us our you your yours he him his she her hers they them their it its this
-    that these those there here then what whats what's which who whom whose when where why how
-    is are was were am be been being do does did done can could will would should shall may
-    might must have has had having get got not no yes please thanks thank ok okay just also
-    really very some any more most much many one ones again too well now tell say give know
-    want need like let lets let's i'm i've i'd i'll it's that's there's don't can't won't
-    remind remember recall since until till ago still ever yet""".split()
-)
-
-
-# The words a message speaks of its sender with: "now one about my dog" is about the user.
-SELF = frozenset(
-    "i me my mine myself we us our ours ourselves i'm i've i'd i'll im ive we're we've "
-    "we'd we'll".split()
-)
-
-
-# Kin and roles: how people in the user's life are named when not by name.
-ROLES = frozenset(
-    """mom mum mother dad father sister brother partner wife husband boyfriend girlfriend
-    son daughter kid kids child children grandma grandpa grandmother grandfather aunt uncle
-    cousin niece nephew friend roommate flatmate boss manager coworker colleague neighbor
-    neighbour doctor dentist therapist landlord teacher coach cofounder supervisor tutor
-    mentor vet nurse lawyer accountant trainer instructor client dog cat puppy kitten pet
-    horse advisor adviser pastor priest vicar rabbi imam headteacher professor surgeon
-    physio physiotherapist midwife pharmacist optician counselor counsellor plumber builder
-    electrician mechanic contractor babysitter nanny childminder carer caregiver groomer
-    rabbit bunny hamster tortoise turtle parrot pony grandson granddaughter
-    """.split()
-)
 # "in Wisconsin", "at Nopa": after these a capitalised word is a place. Not "to" or
 # "from": "a note to Sam", "a letter from Sam".
 _PLACE_WORDS = frozenset("in at near".split())
 # "Jake Brenner, the neighbor kid, helps…": the words after the comma describe the name.
 _APPOSITION = re.compile(r"(\b[A-Z][^\W\d_]+), (?:the|a|an|my|our) [^,.;:!?]{1,40}")
-
-
-TITLES = frozenset("dr mr mrs ms miss mx prof sir".split())
-
-
-# Plural roles that, said without "my" or "our", are people in general.
-_PEOPLE_IN_GENERAL = frozenset("kids children".split())
-
-# Capitalised but never who a message is about: "starts January 6" names no one,
-# "Summer trip home to Montréal…" is no one "he" can be, and "the Polish guy I get my
-# queens from" is not called Polish.
-NO_ONE = frozenset(
-    """january february march april may june july august september october november december
-    monday tuesday wednesday thursday friday saturday sunday spring summer autumn winter
-    easter christmas xmas halloween thanksgiving today tomorrow tonight yesterday everyone
-    everybody someone somebody anyone anybody nobody everything something anything nothing
-    american british english irish scottish welsh french german italian spanish portuguese
-    polish dutch belgian swiss austrian swedish norwegian danish finnish icelandic greek
-    turkish russian ukrainian czech slovak hungarian romanian bulgarian serbian croatian
-    chinese japanese korean indian pakistani thai vietnamese filipino indonesian malaysian
-    australian canadian mexican brazilian argentinian chilean colombian peruvian cuban
-    african nigerian kenyan ghanaian egyptian moroccan israeli iranian iraqi syrian lebanese
-    arab arabic european asian latino hispanic""".split()
-)
-
-
-# Kin named more than one way: "Mom" and "my mum" are one person.
-_KIN = {
-    word: group
-    for group in (
-        frozenset("mom mum mother mam mama mamá mommy mummy".split()),
-        frozenset("dad father papa papá daddy".split()),
-        frozenset("grandma grandmother gran granny nan nana".split()),
-        frozenset("grandpa grandfather grandad granddad".split()),
-    )
-    for word in group
-}
 
 
 def is_name(word: str) -> bool:
@@ -150,7 +81,7 @@ def person_in(text: str) -> str:
         key = w.casefold().removesuffix("'s")
         if key in ROLES:
             mine = i > 0 and tokens[i - 1].casefold() in {"my", "our"}
-            if key in _PEOPLE_IN_GENERAL and not mine:
+            if key in PEOPLE_IN_GENERAL and not mine:
                 continue  # "dinosaur facts for kids" are anyone's kids; "my kids" are yours
             # The name whose role it is, one word between at most ("Tyler's FFA advisor").
             owner = tokens[named_at] if named_at >= 0 and i - named_at <= 2 else ""
@@ -224,12 +155,12 @@ def mentions_person(text: str, person: str) -> bool:
     # "Aoife's teacher": a text about her teacher names Aoife ("Aoife's teacher is Ms Brennan").
     key = _bare(person).split("'s ")[0]
     # "Arlo Parks": either of the names; "Dr Anwar Qureshi": not "Dr", which the GP has too.
-    names = _KIN.get(key) or set(key.split()) - TITLES
+    names = KIN.get(key) or set(key.split()) - TITLES
     # "liams bday": notes drop the apostrophe of a possessive, and "lukasz" the accent. But
     # "Tom's mum Linda" is someone else's mum, not "my mum" or "Mum" (a "teacher" may be
     # "Liam's teacher").
     told = words(text)
-    other = person.casefold().startswith(("my ", "our ")) or key.casefold() in _KIN
+    other = person.casefold().startswith(("my ", "our ")) or key.casefold() in KIN
     said = (
         unaccented(w).removesuffix("'s")
         for i, w in enumerate(told)
@@ -240,7 +171,7 @@ def mentions_person(text: str, person: str) -> bool:
 
 def _by_role(person: str) -> bool:
     """True for someone named by a role or kin ("Mom", "my dog"), not by a name."""
-    return _bare(person) in ROLES | _KIN.keys()
+    return _bare(person) in ROLES | KIN.keys()
 
 
 # "camille (our daughter) is 9", "kyle, our neighbour, feeds…": a terse note's name, in

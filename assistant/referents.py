@@ -12,13 +12,9 @@ from collections import Counter
 from collections.abc import Sequence
 
 from assistant.gates.base import Said
+from assistant.lexicon import FUNCTION_WORDS, NO_ONE, ROLES, SELF, TITLES
 from assistant.people import (
-    FUNCTION_WORDS,
-    NO_ONE,
     NO_OWNERS,
-    ROLES,
-    SELF,
-    TITLES,
     about_person,
     is_name,
     names_in,

@@ -22,7 +22,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from assistant.gates.base import GateDecision, Method
-from assistant.people import NO_OWNERS, ROLES, SELF
+from assistant.lexicon import ROLES, SELF
+from assistant.people import NO_OWNERS
 
 if TYPE_CHECKING:
     from memory.store import MemoryStore
