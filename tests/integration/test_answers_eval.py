@@ -10,12 +10,22 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from assistant.fake_api import FakeAnthropicServer
 from tests.models import HAVE_RUNTIME, SMALL
-from tests.unit.test_answers_eval import ALEX, FIGURES, MEETING, ROW_FIELDS, _reply, _write
+from tests.unit.test_answers_eval import (
+    ALEX,
+    FIGURES,
+    MEETING,
+    ROW_FIELDS,
+    _chats,
+    _reply,
+    _user_text,
+    _write,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -124,3 +134,23 @@ def test_cli_end_to_end_on_the_small_model(tmp_path: Path) -> None:
     assert len(talk["earlier_replies"]) == 1 and talk["earlier_replies"][0]
     assert "[6/6]" in done.stderr  # progress goes to stderr, the JSON alone to stdout
     assert rows[0]["mode"] == "never"  # never runs first: its replies are world knowledge
+
+
+# A three-turn chain reads its middle turn as a possible aside with the local gate
+# (`personal_reading`, every mode), which loads ONNX: not a unit test.
+def test_each_turn_of_a_longer_chain_gets_every_turn_before_it(
+    fake_api: FakeAnthropicServer, sdk_client: Any
+) -> None:
+    from assistant.eval.answer_data import Question
+    from assistant.eval.answer_run import run_repeats
+    from assistant.eval.answer_score import MemoryTerms
+
+    fake_api.script = _reply
+    chain = Question("Where?", ("Nopa",), True, earlier=(MEETING, "What time?"))
+    [row] = run_repeats(_chats(fake_api, sdk_client, ["always"]), [chain], MemoryTerms())
+    sent = [[_user_text(m) for m in r.body["messages"]] for r in fake_api.requests]
+    assert [len(messages) for messages in sent] == [1, 3, 5]
+    assert MEETING in sent[2][0] and sent[2][1] == "Thursday at 7:30pm at Nopa."
+    assert "What time?" in sent[2][2] and sent[2][3] == "At 7:30pm."
+    assert row.turns == [MEETING, "What time?", "Where?"]
+    assert row.earlier_replies == ["Thursday at 7:30pm at Nopa.", "At 7:30pm."]

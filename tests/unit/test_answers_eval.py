@@ -294,22 +294,6 @@ def test_a_conversation_is_played_with_history_and_only_its_last_turn_scored(
     assert figures["always"]["n_conversations"] == 3 and figures["always"]["n_memory"] == 3
 
 
-def test_each_turn_of_a_longer_chain_gets_every_turn_before_it(
-    fake_api: FakeAnthropicServer, sdk_client: Any
-) -> None:
-    from assistant.eval.answer_run import run_repeats
-
-    fake_api.script = _reply
-    chain = Question("Where?", ("Nopa",), True, earlier=(MEETING, "What time?"))
-    [row] = run_repeats(_chats(fake_api, sdk_client, ["always"]), [chain], MemoryTerms())
-    sent = [[_user_text(m) for m in r.body["messages"]] for r in fake_api.requests]
-    assert [len(messages) for messages in sent] == [1, 3, 5]
-    assert MEETING in sent[2][0] and sent[2][1] == "Thursday at 7:30pm at Nopa."
-    assert "What time?" in sent[2][2] and sent[2][3] == "At 7:30pm."
-    assert row.turns == [MEETING, "What time?", "Where?"]
-    assert row.earlier_replies == ["Thursday at 7:30pm at Nopa.", "At 7:30pm."]
-
-
 def test_sampled_runs_are_repeated_and_their_spread_reported(
     fake_api: FakeAnthropicServer, sdk_client: Any
 ) -> None:
