@@ -200,6 +200,16 @@ def switched_to(message: str, earlier: str) -> list[str] | None:
     return None
 
 
+# What a nod is made of: "ok cool", "thanks!", "got it", "lol ok".
+_NODS = _SMALL_TALK | {"grand", "lovely", "ha", "got", "it", "right", "alright", "cheers", "ta"}
+
+
+def _acknowledged(said: Said) -> bool:
+    """True for an exchange that only nodded ("ok cool"): a follow-up goes past it."""
+    tokens = said_words(said.user)
+    return bool(tokens) and len(tokens) <= 4 and set(tokens) <= _NODS and not said.query
+
+
 def _continued(message: str, recent: Sequence[Said], personal: Personal = None) -> int:
     """How many exchanges back the message continues: the last, unless it goes back.
 
@@ -212,6 +222,9 @@ def _continued(message: str, recent: Sequence[Said], personal: Personal = None) 
     """
     if len(recent) < 2:
         return 1
+    if _acknowledged(recent[-1]):
+        # "where?" after "wednesday football still on?" and "ok cool" asks where football is.
+        return 1 + _continued(message, recent[:-1], personal)
     # The newest earlier exchange that searched, past the last one; 0 for none.
     searched = next((b for b in range(2, len(recent) + 1) if recent[-b].query), 0)
     if _BACK.search(message):
@@ -275,6 +288,15 @@ def _typed_owners(message: str, earlier: str, known: Known) -> list[str]:
     last = words(message)[-1:]
     owners = [w for w in typed_owners(" ".join(last)) if w not in said]
     return known(owners) if known and owners else []
+
+
+def _asks_which(message: str, role: str) -> bool:
+    """True when the message asks which one the role is: "and with which doctor?" after "what
+    time is my GP appt" asks about the appointment, not the same of a doctor."""
+    word = role.split()[-1] if role else ""
+    return bool(word) and bool(
+        re.search(rf"\b(?:which|what|whose)\s+{re.escape(word)}\b", message, re.I)
+    )
 
 
 _LED = re.compile(
@@ -341,7 +363,7 @@ def resolve(
     role = person_in(message)
     # Only a fragment or an "and …" asks the same again: "when am I going there with my
     # daughter?" after "what's the capital of Portugal?" is a question of its own.
-    again = switched_to(message, asked) is not None
+    again = switched_to(message, asked) is not None and not _asks_which(message, role)
     if person and again and not pointing(tokens) and role.removeprefix("my ").casefold() in ROLES:
         # "and my mom's?" after "When's Nandi's birthday?": the same question, someone named
         # by role; "my brother" after "When's Declan's birthday?" may be Declan, and asks

@@ -27,24 +27,11 @@ SELF = frozenset(
 )
 
 
-# Kin and roles: how people in the user's life are named when not by name.
-ROLES = frozenset(
-    """mom mum mother dad father sister brother partner wife husband boyfriend girlfriend
-    son daughter kid kids child children grandma grandpa grandmother grandfather aunt uncle
-    cousin niece nephew friend roommate flatmate boss manager coworker colleague neighbor
-    neighbour doctor dentist therapist landlord teacher coach cofounder supervisor tutor
-    mentor vet nurse lawyer accountant trainer instructor client dog cat puppy kitten pet
-    horse advisor adviser pastor priest vicar rabbi imam headteacher professor surgeon
-    physio physiotherapist midwife pharmacist optician counselor counsellor plumber builder
-    electrician mechanic contractor babysitter nanny childminder carer caregiver groomer
-    rabbit bunny hamster tortoise turtle parrot pony grandson granddaughter
-    """.split()
-)
 TITLES = frozenset("dr mr mrs ms miss mx prof sir".split())
 
 
 # Plural roles that, said without "my" or "our", are people in general.
-PEOPLE_IN_GENERAL = frozenset("kids children".split())
+PEOPLE_IN_GENERAL = frozenset("kids children grandkids grandchildren".split())
 
 # Capitalised but never who a message is about: "starts January 6" names no one,
 # "Summer trip home to Montréal…" is no one "he" can be, and "the Polish guy I get my
@@ -64,14 +51,52 @@ NO_ONE = frozenset(
 )
 
 
-# Kin named more than one way: "Mom" and "my mum" are one person.
+# Kin named more than one way: "Mom" and "my mum" are one person, and so are the words of
+# other languages users write them in ("pai's place", "mi abuela", "Oma").
 KIN = {
     word: group
     for group in (
-        frozenset("mom mum mother mam mama mamá mommy mummy".split()),
-        frozenset("dad father papa papá daddy".split()),
-        frozenset("grandma grandmother gran granny nan nana".split()),
-        frozenset("grandpa grandfather grandad granddad".split()),
+        frozenset(
+            "mom mum mother mam mama mamá mommy mummy mãe madre mutter mutti mami maman "
+            "mamusia amma ammi".split()
+        ),
+        frozenset("dad father papa papá daddy pai padre vater vati papi appa".split()),
+        frozenset(
+            "grandma grandmother gran granny nan nana grandmama gramma grammy abuela avó oma "
+            "nonna babcia yiayia".split()
+        ),
+        frozenset(
+            "grandpa grandfather grandad granddad grandpapa gramps grampa abuelo avô opa nonno "
+            "dziadek pappou".split()
+        ),
+        frozenset("wife wifey missus".split()),
+        frozenset("husband hubby".split()),
+        frozenset("girlfriend gf".split()),
+        frozenset("boyfriend bf".split()),
+        frozenset("fiance fiancé fiancee fiancée".split()),
+        frozenset("grandkids grandchildren".split()),
     )
     for word in group
 }
+
+
+# Kin and roles: how people in the user's life are named when not by name. "who's kunal's
+# gf again?" asks for his girlfriend, and "she" is her, not Kunal; "Daddy's sitter" is one
+# person, the sitter.
+ROLES = KIN.keys() | frozenset(
+    """sister brother partner boyfriend girlfriend son daughter kid kids child children
+    aunt auntie aunty uncle cousin niece nephew sibling friend bestie bff roommate flatmate
+    housemate teammate boss manager coworker colleague apprentice neighbor neighbour spouse
+    stepmom stepmum stepdad stepson stepdaughter stepbrother stepsister godmother godfather
+    godson goddaughter grandkid grandchild grandson granddaughter doctor gp dentist
+    therapist psychologist psychiatrist landlord landlady teacher coach cofounder supervisor
+    tutor mentor vet nurse lawyer solicitor accountant trainer instructor client advisor
+    adviser pastor priest vicar rabbi imam headteacher professor surgeon physio
+    physiotherapist osteopath chiropractor midwife pharmacist optician optometrist hygienist
+    paediatrician pediatrician dermatologist cardiologist gynaecologist gynecologist
+    counselor counsellor plumber builder electrician mechanic contractor handyman realtor
+    hairdresser barber babysitter sitter petsitter dogsitter dogwalker nanny childminder
+    housekeeper carer caregiver groomer dog cat puppy kitten pet horse rabbit bunny hamster
+    tortoise turtle parrot pony cockatiel canary goldfish gecko ferret
+    """.split()
+)

@@ -77,6 +77,8 @@ def person_in(text: str) -> str:
 
     named_at = -2  # where the last name word stood: a name of two words is one name
     placed_at = -2  # where the last word of a place stood ("in New York")
+    # "mamas birthday": typed without its apostrophe, kin's "s" is whose ("mama's").
+    tokens = [f"{w[:-1]}'s" if w[:-1].casefold() in KIN and w[-1:] == "s" else w for w in tokens]
     for i, w in enumerate(tokens):
         key = w.casefold().removesuffix("'s")
         if key in ROLES:

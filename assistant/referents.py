@@ -43,8 +43,10 @@ def _answer_names(said: Said) -> str:
     asked_for = person_in(said.user)
     if asked_for and asked_for.split()[-1].casefold() not in ROLES:
         return ""  # "who's Teo": the question names him, and "his" is Teo
-    # Not a name the question gave: "Aoife's teacher is Ms Brennan" answers with Ms Brennan.
-    asked = {name.casefold() for name in names_in(said.user)}
+    # Not a name the question gave: "Aoife's teacher is Ms Brennan" answers with Ms Brennan,
+    # and "Kunal's girlfriend is Ritu" with Ritu, though "who's kunal's gf" typed him in
+    # lower case.
+    asked = {w.casefold().removesuffix("'s") for w in words(said.user)}
     # And a memory about them says what the question asked: "Who's my client in
     # Villeurbanne?" answered with the other client, whose memory never says Villeurbanne,
     # made "his permit" hers.

@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from assistant.gates.base import GateDecision, Method
-from assistant.lexicon import ROLES, SELF
+from assistant.lexicon import KIN, ROLES, SELF
 from assistant.people import NO_OWNERS
 
 if TYPE_CHECKING:
@@ -42,8 +42,9 @@ _NOT_THINGS = frozenset(
     """.split()
 )
 _OWNER = re.compile(r"\b([^\W\d_][\w-]+)['’]s\b")
-# Whose "'s" is grammar, time or kin, not a name: "it's", "today's", "mum's".
-_NO_OWNERS = NO_OWNERS | ROLES | SELF
+# Whose "'s" is grammar, time or a role, not a name: "it's", "today's", "the vet's". Kin
+# stays: "amma's birthday", "pai's flat" are someone of the user's when the memories say so.
+_NO_OWNERS = NO_OWNERS | (ROLES - KIN.keys()) | SELF
 _log = logging.getLogger(__name__)
 
 MAX_DEFINITE_WORDS = 10

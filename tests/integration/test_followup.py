@@ -806,6 +806,46 @@ def test_the_same_question_about_someone_named_by_role(earlier, message, query):
     assert resolved.follow_up and resolved.query == query
 
 
+@pytest.mark.parametrize(
+    ("earlier", "message", "query"),
+    [
+        # Kin in the user's own language, and without its apostrophe, is who "her" is, not a
+        # street a note found beside it names.
+        (Said("mamas birthday soon", "…", query="mamas birthday soon",
+              memories=("Ivana bday 14 march - earrings from the little shop on Marmontova",
+                        "mama rođendan 2 june. dont forget cvijeće (flowers)")),
+         "what should i bring her", "what should i bring mama"),
+        (Said("going to pai's place tonight", "…", query="going to pai's place tonight",
+              memories=("pai likes pastéis de Chaves from the bakery on Costa Cabral",)),
+         "what's the door code for his building?", "what's the door code for pai's building?"),
+        # "who's Daddy's sitter?" asks for the sitter: "she" is whom the reply named.
+        (Said("who's Daddy's sitter again?", "Daddy's sitter is Miss Odile.",
+              query="who's Daddy's sitter?",
+              memories=("Miss Odile (Daddy's sitter) M/W/F 8am-1pm, $18/hr",
+                        "Daddy (Walter, 84) hard of hearing in the left ear")),
+         "what's she charge an hour?", "what's Odile charge an hour?"),
+        (Said("who's kunal's gf again", "Kunal's girlfriend is Ritu.", query="kunal's gf",
+              memories=("kunal's gf Ritu - loves silver jhumkas",)),
+         "what does she like, gift-wise?", "what does Ritu like, gift-wise?"),
+    ],
+)  # fmt: skip
+def test_kin_and_roles_in_other_words_are_who_the_pronoun_means(earlier, message, query):
+    assert resolve(message, [earlier]).query == query
+
+
+def test_a_follow_up_goes_past_a_nod():
+    football = Said("wednesday football still on?", "Yes.", query="wednesday football still on?")
+    resolved = resolve("where?", [football, Said("ok cool", "Great!")])
+    assert resolved.follow_up and resolved.turns_back == 2
+    assert resolved.query == "wednesday football still on? where?"
+
+
+def test_which_doctor_asks_about_the_appointment_not_the_same_of_a_doctor():
+    gp = Said("what time is my GP appt", "9:40am.", query="what time is my GP appt")
+    resolved = resolve("and with which doctor?", [gp])
+    assert resolved.query == "what time is my GP appt and with which doctor?"
+
+
 def test_kids_in_general_are_not_who_his_points_at():
     party = Said("My son wants a dinosaur party. Give me three dinosaur facts for kids.", "…")
     resolved = resolve("great. when's his birthday again?", [party])

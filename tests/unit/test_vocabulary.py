@@ -13,6 +13,9 @@ def test_names_codes_and_definite_things_are_candidates() -> None:
     assert name_like("Why is the Q3 launch delayed?") == ["Q3"]
     assert name_like("who led the seed?") == ["seed"]
     assert name_like("What's the startup called?") == ["startup"]
+    # Kin typed as whose, in the user's own language: someone when the memories say so.
+    assert name_like("nice, now one for amma's birthday") == ["amma"]
+    assert name_like("what time is my dentist's appointment") == []  # a role, not a name
 
 
 @pytest.mark.parametrize(
