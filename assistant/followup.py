@@ -291,12 +291,12 @@ def _typed_owners(message: str, earlier: str, known: Known) -> list[str]:
 
 
 def _asks_which(message: str, role: str) -> bool:
-    """True when the message asks which one the role is: "and with which doctor?" after "what
-    time is my GP appt" asks about the appointment, not the same of a doctor."""
+    """True when the message asks which one the role is, or says it is theirs: "and with which
+    doctor?" after "what time is my GP appt" asks about the appointment, and "and the
+    teacher's name?" after "what class liam's in" about Liam's teacher."""
     word = role.split()[-1] if role else ""
-    return bool(word) and bool(
-        re.search(rf"\b(?:which|what|whose)\s+{re.escape(word)}\b", message, re.I)
-    )
+    asks = rf"\b(?:which|what|whose|the)\s+{re.escape(word)}\b"
+    return bool(word) and bool(re.search(asks, message, re.I))
 
 
 _LED = re.compile(
@@ -357,9 +357,12 @@ def resolve(
         # "And Mum's?" after "When's Declan's birthday?": the same question, another person;
         # "and mai's?" after "whats bao's teacher's name": Mai's teacher's, not Mai's name.
         whose = person.split("'s ")[0]
-        query = re.sub(rf"\b{re.escape(whose)}\b", new[0], earlier.user, flags=re.I)
+        # "what about Kasia's mum?" after "when is Marek's birthday": Kasia's mum's birthday.
+        said = person_in(message)
+        whom = said if said.casefold().startswith(f"{new[0]}'s ".casefold()) else new[0]
+        query = re.sub(rf"\b{re.escape(whose)}\b", whom, earlier.user, flags=re.I)
         if query != earlier.user:
-            return Resolved(query, True, back, referent=new[0], person=new[0], rewritten=True)
+            return Resolved(query, True, back, referent=whom, person=whom, rewritten=True)
     role = person_in(message)
     # Only a fragment or an "and …" asks the same again: "when am I going there with my
     # daughter?" after "what's the capital of Portugal?" is a question of its own.
@@ -368,7 +371,7 @@ def resolve(
         # "and my mom's?" after "When's Nandi's birthday?": the same question, someone named
         # by role; "my brother" after "When's Declan's birthday?" may be Declan, and asks
         # the same.
-        query = re.sub(rf"\b{re.escape(person)}\b", role, earlier.user)
+        query = re.sub(rf"\b{re.escape(person)}\b", role, earlier.user, flags=re.I)
         if query != earlier.user:
             return Resolved(query, True, back, referent=role, person=role, rewritten=True)
     if person and pointing(tokens):

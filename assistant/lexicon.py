@@ -39,6 +39,7 @@ PEOPLE_IN_GENERAL = frozenset("kids children grandkids grandchildren".split())
 NO_ONE = frozenset(
     """january february march april may june july august september october november december
     monday tuesday wednesday thursday friday saturday sunday spring summer autumn winter
+    feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun
     easter christmas xmas halloween thanksgiving today tomorrow tonight yesterday everyone
     everybody someone somebody anyone anybody nobody everything something anything nothing
     american british english irish scottish welsh french german italian spanish portuguese

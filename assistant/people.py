@@ -218,9 +218,13 @@ def typed_name(message: str, texts: Sequence[str]) -> str:
         if w.casefold() not in ROLES | FUNCTION_WORDS
     }
     spelt.pop((), None)
-    for w in reversed(words(message)):
+    told = words(message)
+    for i in range(len(told) - 1, -1, -1):
+        w = told[i]
         name = spelt.get(tuple(tokenize(w))) if w.islower() else None
-        if name and w not in FUNCTION_WORDS:
+        # "marek's address in manchester": a place, as a capitalised word after "in" is.
+        placed = i > 0 and told[i - 1].casefold() in _PLACE_WORDS
+        if name and w not in FUNCTION_WORDS and not placed:
             # The whole name it is part of: "which captain…" is Captain Rory Doyle.
             clauses = (c for text in texts for c in re.split(r"[,.;:!?()]", text))
             runs = (run for c in clauses for run in names_in(c) if name in run.split())

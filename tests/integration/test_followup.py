@@ -833,6 +833,39 @@ def test_kin_and_roles_in_other_words_are_who_the_pronoun_means(earlier, message
     assert resolve(message, [earlier]).query == query
 
 
+@pytest.mark.parametrize(
+    ("earlier", "message", "query"),
+    [
+        # Someone's kin is whom the same question is asked of, not the someone.
+        (Said("when is Marek's birthday", "3 May.", query="when is Marek's birthday"),
+         "what about Kasia's mum?", "when is Kasia's mum's birthday"),
+        # A city typed in lower case after "in" is a place, not whose address was asked.
+        (Said("whats marek's address in manchester", "14 Ashdown Road.",
+              query="whats marek's address in manchester",
+              memories=("brat Marek - lives in Manchester, 14 Ashdown Road",)),
+         "and mum's?", "whats mum's address in manchester"),
+        # "the teacher" is Liam's: the question goes on about him, it is not asked again.
+        (Said("remind me what class liam's in this year", "3rd class.",
+              query="what class liam's in this year",
+              memories=("Liam's teacher this year is Ms Kiely, 3rd class",)),
+         "and the teacher's name?", "what class liam's in this year and the teacher's name?"),
+    ],
+)  # fmt: skip
+def test_the_same_question_of_someone_else_is_asked_of_the_right_one(earlier, message, query):
+    resolved = resolve(message, [earlier], known=lambda names: names)
+    assert resolved.follow_up and resolved.query == query
+
+
+def test_a_month_written_short_is_no_one_she_can_be():
+    client = Said(
+        "the VBAC lady in carrigaline",
+        "…",
+        query="the VBAC lady in carrigaline",
+        memories=("home visit client R.O'C due 5 Dec, Carrigaline - 3rd baby",),
+    )
+    assert "Dec" not in resolve("when's she due?", [client]).query
+
+
 def test_a_follow_up_goes_past_a_nod():
     football = Said("wednesday football still on?", "Yes.", query="wednesday football still on?")
     resolved = resolve("where?", [football, Said("ok cool", "Great!")])
