@@ -81,6 +81,8 @@ FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks abo
     "followup_broadcaster_test": "followup_broadcaster_test",
     "followup_bookseller_test": "followup_bookseller_test",
     "followup_vetnurse_test": "followup_vetnurse_test",
+    "followup_lifeguard_test": "followup_lifeguard_test",
+    "followup_stonemason_test": "followup_stonemason_test",
 }
 
 
@@ -388,7 +390,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "followup_nanny_test, followup_organist_test, "
                         "followup_ferryman_test, followup_conductor_test, "
                         "followup_broadcaster_test, followup_bookseller_test, "
-                        "followup_vetnurse_test "
+                        "followup_vetnurse_test, followup_lifeguard_test, "
+                        "followup_stonemason_test "
                         "(the unseen sets: score them once)")  # fmt: skip
     parser.add_argument("--markdown", type=Path, help="also write the section (and plot) here")
 
