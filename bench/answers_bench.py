@@ -83,6 +83,8 @@ FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks abo
     "followup_vetnurse_test": "followup_vetnurse_test",
     "followup_lifeguard_test": "followup_lifeguard_test",
     "followup_stonemason_test": "followup_stonemason_test",
+    "followup_porter_test": "followup_porter_test",
+    "followup_fishmonger_test": "followup_fishmonger_test",
 }
 
 
@@ -391,7 +393,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "followup_ferryman_test, followup_conductor_test, "
                         "followup_broadcaster_test, followup_bookseller_test, "
                         "followup_vetnurse_test, followup_lifeguard_test, "
-                        "followup_stonemason_test "
+                        "followup_stonemason_test, followup_porter_test, "
+                        "followup_fishmonger_test "
                         "(the unseen sets: score them once)")  # fmt: skip
     parser.add_argument("--markdown", type=Path, help="also write the section (and plot) here")
 
