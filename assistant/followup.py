@@ -10,13 +10,13 @@ a fraction of a millisecond. A message with no sign of leaning on them (a topic 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assistant.asides import Personal, back_on, is_aside, surely_personal
 from assistant.asked import ASKED_FOR, QUESTION_WORDS
 from assistant.gates.base import Said
-from assistant.lexicon import FUNCTION_WORDS, ROLES, SELF
+from assistant.lexicon import ROLES, SELF
 from assistant.people import (
     content_words,
     is_name,
@@ -33,8 +33,8 @@ from assistant.referents import (
     referent_person,
     said_words,
     substitute,
-    typed_owners,
 )
+from assistant.typed import Known, led_by, typed_before, typed_whose
 from assistant.used import reply_used
 
 RECENT_TURNS = 3  # as memU's pre-retrieval decision reads: the last three exchanges
@@ -110,10 +110,6 @@ def carries_on(message: str) -> bool:
         return False
     own = [w for w in content_words(message) if w.casefold() not in ASKED_FOR | QUESTION_WORDS]
     return len(own) <= 2
-
-
-# Which of some names the user's memories mention (the store's keyword index), if known.
-Known = Callable[[list[str]], list[str]] | None
 
 
 @dataclass(frozen=True)
@@ -278,18 +274,6 @@ def _carried_on(message: str, recent: Sequence[Said]) -> int:
     return 0
 
 
-def _typed_owners(message: str, earlier: str, known: Known) -> list[str]:
-    """Whose, typed in lower case, that the memories know: "and lívia's?" after Julien's.
-
-    Only a possessive that ends the message ("and callum's?"): "and their baby's name?"
-    asks about their baby, no one called Baby.
-    """
-    said = {w.casefold().removesuffix("'s") for w in words(earlier)}
-    last = words(message)[-1:]
-    owners = [w for w in typed_owners(" ".join(last)) if w not in said]
-    return known(owners) if known and owners else []
-
-
 def _asks_which(message: str, role: str) -> bool:
     """True when the message asks which one the role is, or says it is theirs: "and with which
     doctor?" after "what time is my GP appt" asks about the appointment, and "and the
@@ -297,25 +281,6 @@ def _asks_which(message: str, role: str) -> bool:
     word = role.split()[-1] if role else ""
     asks = rf"\b(?:which|what|whose|the)\s+{re.escape(word)}\b"
     return bool(word) and bool(re.search(asks, message, re.I))
-
-
-_LED = re.compile(
-    r"^\W*(?:(?:ok|okay|so)\W+)?(?:and|what about|how about)\s+([^\W\d_][\w'’-]*)\s*[?,:]"
-)
-
-
-def _led_by(message: str, asked: str, known: Known) -> str:
-    """Who an "and …?" names first, typed in lower case: "and amani? what's his allergy".
-
-    Only a word the earlier question did not say and the memories mention: "and amani?"
-    after Zawadi's allergy asks Amani's, and "his" is Amani.
-    """
-    led = _LED.match(message)
-    word = led.group(1) if led else ""
-    said = {w.casefold() for w in words(asked)}
-    if not word.islower() or word in said or word in FUNCTION_WORDS | ROLES | SELF:
-        return ""
-    return word if known and known([word]) else ""
 
 
 def resolve(
@@ -347,12 +312,13 @@ def resolve(
     pronoun = re.search(r"\b(?:he|him|his|she|her|hers|they|them|their|theirs)\b", message, re.I)
     own = person_in(message[: pronoun.start()]) if pronoun else ""
     asked = f"{earlier.user} {earlier.query}"
-    own = own or (_led_by(message, asked, known) if pronoun else "")
+    own = own or (led_by(message, asked, known) if pronoun else "")
+    own = own or (typed_before(message[: pronoun.start()], known) if pronoun else "")
     person = own or referent_person(recent[: len(recent) - back + 1])
     # Names the earlier question did not ask about: "And Aoife's?" after "When's Oisín's
     # birthday?" asks the same of Aoife, even when that turn's memories named her. Only in
     # a few words: "Why did Mike move to Alaska?" is a question of its own.
-    new = new_names(message, asked) or _typed_owners(message, asked, known)
+    new = new_names(message, asked) or typed_whose(message, asked, known)
     if person and new and len(tokens) <= _FRAGMENT_WORDS:
         # "And Mum's?" after "When's Declan's birthday?": the same question, another person;
         # "and mai's?" after "whats bao's teacher's name": Mai's teacher's, not Mai's name.

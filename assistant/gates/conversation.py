@@ -13,7 +13,8 @@ from dataclasses import replace
 from assistant.followup import Resolved, switched_to
 from assistant.gates.base import GateDecision, Method, Said
 from assistant.gates.vocabulary import name_like
-from assistant.referents import speaks_of_user
+from assistant.referents import ONE_PERSON, pointing, said_words, speaks_of_user
+from assistant.typed import Known
 
 FOLLOW_UP_REASON = "follows up on your memories"
 GENERAL_CHAIN_REASON = "continues a general question"
@@ -51,12 +52,29 @@ def continues_general(
         # "when's his birthday again?" after "My son wants a dinosaur party…": the aside
         # was general, but "his" is the user's son.
         return decision
+    if known is not None and _someone_known(resolved.person, message, continued, known):
+        return decision
     # Names, codes and acronyms only: "the biggest" in "what's the biggest dairy state in the
     # US" is no thing of the user's, though a memory may say "biggest".
     named = [*name_like(continued.user, things=False), *_ACRONYM.findall(continued.user)]
     if known is not None and known(named):
         return decision
     return _general(decision)
+
+
+def _someone_known(person: str, message: str, continued: Said, known: Known) -> bool:
+    """True when the follow-up is about someone the memories know, whom the user named.
+
+    "tavita wants that for his bday, when is it again?" after a recipe, or "what time?"
+    after "Moss is due his booster jab isn't he": a person of the user's, though the
+    exchange before was not searched. Only whom "he" or "she" points at, or whom that
+    exchange named: "and of New Zealand?" names no one.
+    """
+    if not person or known is None:
+        return False
+    pointed = pointing(said_words(message)) & ONE_PERSON
+    named = person.casefold() in continued.user.casefold()
+    return bool((pointed or named) and known([person]))
 
 
 # What a question asks when its answer is a fact of the world, whatever "it" or "there"

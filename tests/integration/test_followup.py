@@ -866,6 +866,24 @@ def test_a_month_written_short_is_no_one_she_can_be():
     assert "Dec" not in resolve("when's she due?", [client]).query
 
 
+@pytest.mark.parametrize(
+    ("earlier", "message", "query"),
+    [
+        (Said("sooty's fine now", "Good to hear Sooty is fine.", query="sooty's fine now",
+              memories=("Sooty t'cat - vet is Minster Vets on Clifton",)),
+         "but bramble's been limping on her back leg",
+         "but bramble's been limping on bramble's back leg"),
+        (Said("give me a quick pasta recipe for tonight", "Boil penne; add Parmesan."),
+         "cerys is with me this wk, anything she cant have in that?",
+         "cerys is with me this wk, anything cerys cant have in that?"),
+    ],
+)  # fmt: skip
+def test_whom_the_message_itself_types_before_its_pronoun_is_whom_it_means(earlier, message, query):
+    known = {"bramble", "sooty", "cerys"}
+    resolved = resolve(message, [earlier], known=lambda names: [n for n in names if n in known])
+    assert resolved.query == query
+
+
 def test_a_follow_up_goes_past_a_nod():
     football = Said("wednesday football still on?", "Yes.", query="wednesday football still on?")
     resolved = resolve("where?", [football, Said("ok cool", "Great!")])

@@ -157,6 +157,26 @@ def test_a_follow_up_about_someone_of_the_users_after_a_general_aside_searches()
     assert not decide(Judge(retrieves=True), chained, facts, read, facts[-1]).retrieve
 
 
+def test_a_follow_up_about_someone_the_memories_know_after_a_general_aside_searches() -> None:
+    known = ["tavita", "moss"]  # as the keyword index reads them, in lower case
+    recipe = [Said("how do you make palusami", "Wrap taro leaves around coconut cream…")]
+    message = "tavita wants that for his bday, when is it again?"
+    read = resolve(message, recipe, lambda names: [n for n in names if n in known])
+    decision = decide(
+        Judge(retrieves=True), message, recipe, read, recipe[-1], vocabulary=Store(known)
+    )
+    assert decision.retrieve and "tavita's bday" in decision.query
+    booster = [Said("Moss is due his booster jab isn't he", "Yes, dogs need boosters yearly.")]
+    read = resolve("what time?", booster)
+    assert decide(Judge(retrieves=True), "what time?", booster, read, booster[-1],
+                  vocabulary=Store(known)).retrieve  # fmt: skip
+    # "and of New Zealand?" names no one: a general chain stays general.
+    capital = [Said("What's the capital of Australia?", "Canberra.")]
+    read = resolve("and of New Zealand?", capital, lambda names: names)
+    assert not decide(Judge(retrieves=True), "and of New Zealand?", capital, read, capital[-1],
+                      vocabulary=Store(["New"])).retrieve  # fmt: skip
+
+
 def test_a_follow_up_of_a_missed_memory_question_still_searches() -> None:
     # The gate skipped "where's the FCC testing", but the user's memories mention the FCC:
     # the question was about their life, and so is "when?".
