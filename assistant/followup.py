@@ -64,7 +64,8 @@ _SMALL_TALK = frozenset(
 )
 # A reaction before an "and": "grand. and what time is the appointment?" continues. Not
 # before a "so": "ok so how much runway does that give us" is a sentence of its own.
-_REACTIONS = "|".join(sorted(_SMALL_TALK | {"grand", "lovely", "ha"}))
+_REACTION_WORDS = _SMALL_TALK | {"grand", "lovely", "ha"}
+_REACTIONS = "|".join(sorted(_REACTION_WORDS))
 _REACTION_AND = re.compile(
     rf"^(?:\s*(?:{_REACTIONS})\b[\s.,!]*)+(?:and|also|plus|what about|how about)\b",
     re.IGNORECASE,
@@ -197,7 +198,7 @@ def switched_to(message: str, earlier: str) -> list[str] | None:
 
 
 # What a nod is made of: "ok cool", "thanks!", "got it", "lol ok".
-_NODS = _SMALL_TALK | {"grand", "lovely", "ha", "got", "it", "right", "alright", "cheers", "ta"}
+_NODS = _REACTION_WORDS | {"got", "it", "right", "alright", "cheers", "ta"}
 
 
 def _acknowledged(said: Said) -> bool:
@@ -310,10 +311,11 @@ def resolve(
         return Resolved(query=message, person=one_person(message))
     # "Now one about my dog, use his name": the message's own "my dog" comes first.
     pronoun = re.search(r"\b(?:he|him|his|she|her|hers|they|them|their|theirs)\b", message, re.I)
-    own = person_in(message[: pronoun.start()]) if pronoun else ""
     asked = f"{earlier.user} {earlier.query}"
-    own = own or (led_by(message, asked, known) if pronoun else "")
-    own = own or (typed_before(message[: pronoun.start()], known) if pronoun else "")
+    own = ""
+    if pronoun:
+        before = message[: pronoun.start()]
+        own = person_in(before) or led_by(message, asked, known) or typed_before(before, known)
     person = own or referent_person(recent[: len(recent) - back + 1])
     # Names the earlier question did not ask about: "And Aoife's?" after "When's Oisín's
     # birthday?" asks the same of Aoife, even when that turn's memories named her. Only in

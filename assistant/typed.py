@@ -17,6 +17,9 @@ from assistant.referents import typed_owners
 # Which of some names the user's memories mention (the store's keyword index), if known.
 Known = Callable[[list[str]], list[str]] | None
 
+# Words typed in lower case that are never a name: grammar, kin and roles, the user.
+_NEVER_NAMES = FUNCTION_WORDS | ROLES | SELF
+
 
 def typed_whose(message: str, earlier: str, known: Known) -> list[str]:
     """Whose, typed in lower case, that the memories know: "and lívia's?" after Julien's.
@@ -45,7 +48,7 @@ def typed_before(said: str, known: Known) -> str:
     """
     opener = _OPENS_ON_WHO.match(said)
     typed = [*typed_owners(said), *([opener.group(1)] if opener else [])]
-    typed = [w for w in typed if w.islower() and w not in FUNCTION_WORDS | ROLES | SELF]
+    typed = [w for w in typed if w.islower() and w not in _NEVER_NAMES]
     return next(iter(known(typed)), "") if known and typed else ""
 
 
@@ -63,6 +66,6 @@ def led_by(message: str, asked: str, known: Known) -> str:
     led = _LED.match(message)
     word = led.group(1) if led else ""
     said = {w.casefold() for w in words(asked)}
-    if not word.islower() or word in said or word in FUNCTION_WORDS | ROLES | SELF:
+    if not word.islower() or word in said or word in _NEVER_NAMES:
         return ""
     return word if known and known([word]) else ""

@@ -52,7 +52,7 @@ def continues_general(
         # "when's his birthday again?" after "My son wants a dinosaur party…": the aside
         # was general, but "his" is the user's son.
         return decision
-    if known is not None and _someone_known(resolved.person, message, continued, known):
+    if _someone_known(resolved.person, message, continued, known):
         return decision
     # Names, codes and acronyms only: "the biggest" in "what's the biggest dairy state in the
     # US" is no thing of the user's, though a memory may say "biggest".
