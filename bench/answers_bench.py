@@ -85,6 +85,11 @@ FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks abo
     "followup_stonemason_test": "followup_stonemason_test",
     "followup_porter_test": "followup_porter_test",
     "followup_fishmonger_test": "followup_fishmonger_test",
+    "followup_actuary_test": "followup_actuary_test",
+    "followup_florist_test": "followup_florist_test",
+    "followup_tramdriver_test": "followup_tramdriver_test",
+    "followup_nailtech_test": "followup_nailtech_test",
+    "followup_sysadmin_test": "followup_sysadmin_test",
 }
 
 
@@ -394,7 +399,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "followup_broadcaster_test, followup_bookseller_test, "
                         "followup_vetnurse_test, followup_lifeguard_test, "
                         "followup_stonemason_test, followup_porter_test, "
-                        "followup_fishmonger_test "
+                        "followup_fishmonger_test, followup_actuary_test, "
+                        "followup_florist_test, followup_tramdriver_test, "
+                        "followup_nailtech_test, followup_sysadmin_test "
                         "(the unseen sets: score them once)")  # fmt: skip
     parser.add_argument("--markdown", type=Path, help="also write the section (and plot) here")
 
