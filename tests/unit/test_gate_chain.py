@@ -191,6 +191,23 @@ def test_a_follow_up_of_a_missed_memory_question_still_searches() -> None:
     ).retrieve
 
 
+def test_a_bare_follow_up_of_a_statement_the_memories_speak_of_searches() -> None:
+    # The gate read "eye screening is coming up soon" alone as general (p=0.01): no name
+    # in it, yet a note holds the screening's time, and "what time?" asks only for it.
+    soon = [Said("eye screening is coming up soon", "Good luck with it!")]
+    resolved = resolve("what time?", soon)
+    gate, known = Judge(retrieves=True), Store(["screening"])
+    decision = decide(gate, "what time?", soon, resolved, soon[-1], vocabulary=known)
+    assert decision.retrieve and "screening" in decision.query
+    # A "who …?" of the world stays general, though a note says "allergic to penicillin".
+    asked = [Said("who discovered penicillin", "Alexander Fleming, in 1928.")]
+    resolved = resolve("in what year?", asked)
+    assert not decide(
+        Judge(retrieves=True), "in what year?", asked, resolved, asked[-1],
+        vocabulary=Store(["penicillin"]),
+    ).retrieve  # fmt: skip
+
+
 def test_a_place_the_memories_mention_makes_no_general_chain_personal() -> None:
     # The user lives in Scotland, so their memories mention it; "and of Wales?" still asks
     # the world's question, and names a place of its own that they don't mention.
