@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from assistant.asides import Personal, back_on, is_aside, surely_personal
+from assistant.asides import Personal, back_on, back_past_digression, is_aside, surely_personal
 from assistant.asked import ASKED_FOR, QUESTION_WORDS
 from assistant.gates.base import Said
 from assistant.lexicon import ROLES, SELF
@@ -229,12 +229,15 @@ def _continued(message: str, recent: Sequence[Said], personal: Personal = None) 
         # searched ("a good first truck" found the user's truck, whose "Transmission's
         # starting to slip" became "his"): the newest earlier turn that searched.
         return searched or 2
+    # "ok and the aside's X?" stays with it: "the population" after "btw what's the capital".
+    aside = _names_what_was_said(message, recent[-1].everything())
+    if searched and not aside and back_past_digression(message, recent[-1], personal):
+        return searched
     if not is_aside(recent[-1], personal):
         return 1
     # "What time was that again?" after a general aside returns to the memory topic, and so
     # does "ok and what time was the appt?" after "what is afib exactly": "the appt" is
     # what the memory turn spoke of, not the aside.
-    aside = _names_what_was_said(message, recent[-1].everything())
     for back in range(2, len(recent) + 1):
         if recent[-back].query and (
             _AGAIN.search(message)

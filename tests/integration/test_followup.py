@@ -293,6 +293,30 @@ def test_a_general_aside_the_gate_searched_is_an_aside_all_the_same():
     assert resolve("where is it again?", [cataract, dose], personal=lambda m: 0.1).turns_back == 1
 
 
+def test_a_follow_up_past_an_aside_the_user_called_one_goes_back():
+    # Fishmonger set: "btw what year did portugal join the EU?" was searched, and "and what
+    # do i need to bring to it?" then asked about the EU. The user said it was an aside.
+    appt = Said("when is the dr carvalho appointment", "Thursday 13 Nov at 3pm.",
+                query="when is the dr carvalho appointment",
+                memories=("Dr. Carvalho quinta 13 nov 15h, levar análises",))  # fmt: skip
+    eu = Said("btw what year did portugal join the EU?", "1986.",
+              query="btw what year did portugal join the EU?")  # fmt: skip
+    readings = {"and what do i need to bring to it?": 0.21, "and when was it published?": 0.0}
+
+    def read(message: str) -> float:
+        return readings.get(message, 0.5)
+
+    bring = resolve("and what do i need to bring to it?", [appt, eu], personal=read)
+    assert bring.turns_back == 2 and "carvalho" in bring.query
+    # Not an aside said to be one, nor a follow-up that reads as general: as before.
+    plain = Said("what year did portugal join the EU?", "1986.")
+    assert (
+        resolve("and what do i need to bring to it?", [appt, plain], personal=read).turns_back == 1
+    )
+    book = Said("btw who wrote jane eyre", "Charlotte Brontë.")
+    assert resolve("and when was it published?", [appt, book], personal=read).turns_back == 1
+
+
 def test_a_long_message_that_goes_back_to_the_memory_topic_continues_it():
     trip = Said(
         "when do we get the ferry to maria island",
