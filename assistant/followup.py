@@ -30,6 +30,7 @@ from assistant.referents import (
     ONE_PERSON,
     asked_about,
     pointing,
+    priced_things,
     referent_person,
     said_words,
     substitute,
@@ -345,7 +346,7 @@ def resolve(
         query = re.sub(rf"\b{re.escape(person)}\b", role, earlier.user, flags=re.I)
         if query != earlier.user:
             return Resolved(query, True, back, referent=role, person=role, rewritten=True)
-    if person and pointing(tokens):
+    if person and pointing(tokens) and not priced_things(message):
         query = substitute(message, person)
         # "they" also stands for a place or a company ("anything they serve" at Nopa), so
         # only "he" and "she" say for sure that the follow-up asks about one person.

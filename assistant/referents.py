@@ -193,6 +193,20 @@ _PEOPLE_THERE = re.compile(
 )
 
 
+# "how much were they?" after "got jade's school shoes sorted": "they" are the shoes, priced,
+# not Jade; swapped for a person ("how much were teacher?"), the search found teachers.
+_PRICED = re.compile(
+    r"\bhow much (?:were|are|was|is|did|do) (?:they|them|those|these)\b(?! (?:charg|pay|owe))"
+    r"|\b(?:they|those|these) cost\b",
+    re.IGNORECASE,
+)
+
+
+def priced_things(message: str) -> bool:
+    """True when "they" in the message are things with a price: "how much were they?"."""
+    return bool(_PRICED.search(message))
+
+
 def said_words(message: str) -> list[str]:
     """The message's words in lower case, less a "they" that is the people of a place."""
     told = [w.casefold() for w in words(message)]

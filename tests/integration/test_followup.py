@@ -1576,6 +1576,22 @@ def test_they_of_a_place_is_not_swapped_for_what_the_chat_named():
     assert "Memmo" not in resolved.query and not resolved.rewritten
 
 
+def test_they_with_a_price_are_the_things_said_not_a_person():
+    # Porter set: "how much were they?" after "got jade's school shoes sorted" was searched
+    # as "how much were teacher?", and found the teachers, not the shoes' £38.
+    shoes = Said("got jade's school shoes sorted", "Nice one!", query="got jade's school shoes",
+                 memories=("jade (daughter) teacher = mr doyle, yr 6",
+                           "jade's school shoes £38 from the clarks sale"))  # fmt: skip
+    resolved = resolve("how much were they?", [shoes])
+    assert resolved.follow_up and "shoes" in resolved.query and "teacher" not in resolved.query
+    # "they" who charge are the people doing the work: still swapped for them.
+    repair = Said("the parlux dryer went off to be fixed", "Hope it's back soon.",
+                  query="the parlux dryer went off to be fixed",
+                  memories=("phon Parlux 385 broken → Elettroservice, repair €45",))  # fmt: skip
+    charging = resolve("how much are they charging me for it?", [repair])
+    assert charging.rewritten and "Parlux" in charging.query
+
+
 def test_a_short_question_after_a_reply_on_the_topic_carries_on_though_it_quoted_no_fact():
     # Firefighter set, read after scoring: the reply named the trip but no detail of its
     # note, so "what are the dates?" was searched alone and got the shift rotation.
