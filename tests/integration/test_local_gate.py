@@ -141,6 +141,29 @@ def test_rule_decisions_say_they_came_from_the_rule(rule_only):
     assert rule_only.decide("when am I meeting Alex?").retrieve is False
 
 
+@pytest.mark.parametrize(
+    "message", ["sale a qué hora?", "vence cuándo?", "tenho de mandar um postal ao meu irmão"]
+)
+def test_a_message_in_another_language_fails_open(local, message):
+    # The classifier reads English: these read p=0.00, though the user's notes answer them.
+    decision = local.decide(message)
+    assert decision.retrieve and decision.query and "not in English" in decision.reason
+    assert decision.confidence < local.threshold
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "what's the capital of Australia?",
+        "eye screening is coming up soon na",
+        "now dae one about ma dug",
+        "is the Rua dos Lagares flat on the 2nd floor?",
+    ],
+)
+def test_english_with_a_foreign_word_or_name_is_read_as_english(local, message):
+    assert "not in English" not in local.decide(message).reason
+
+
 def test_the_badge_reads_the_text_the_classifier_reads(local, monkeypatch):
     # Quotes around a whole question are unwrapped for the classifier; the badge once read
     # the raw message and called the quoted question pasted material.

@@ -13,6 +13,7 @@ import numpy as np
 from assistant.gates.base import GateDecision, GateMode, Method, bounded, empty_decision
 from assistant.gates.local.badge import reason
 from assistant.gates.local.cues import hand_features
+from assistant.gates.local.language import not_english
 from assistant.gates.local.rule import explicit_memory_reference
 from assistant.gates.local.text import gate_text, memory_query
 from assistant.gates.local.weights import WEIGHTS_PATH, GateWeights
@@ -115,12 +116,17 @@ class LocalGate:
         features, cues = featurize_texts(self.encoder(), [text])
         p = float(weights.probability(features)[0])
         explicit = explicit_memory_reference(text)
-        retrieve = explicit or p >= self.threshold
+        # A message in another language is one the classifier cannot read: it fails open.
+        unread = not explicit and p < self.threshold and not_english(text)
+        retrieve = explicit or unread or p >= self.threshold
         by_rule = explicit and p < self.threshold
+        said = reason(cues[0], retrieve, p, explicit, by_rule)
+        if unread:
+            said = f"not in English, which this gate reads: searched to be safe, p={p:.2f}"
         return GateDecision(
             retrieve=retrieve,
             query=memory_query(bounded_text) if retrieve else "",
-            reason=reason(cues[0], retrieve, p, explicit, by_rule),
+            reason=said,
             method=Method.LOCAL,
             gate=self.name,
             elapsed_ms=(self._clock() - started) * 1000.0,
