@@ -24,6 +24,15 @@ _NOT_THE = re.compile(
     rf"|\bnot\s+({_WORD})(?=\s*(?:[,.;:)–—-]|$|i mean\b|but\b))",
     re.IGNORECASE,
 )
+# "forget Akosua's school for now, its Kofi's teacher", "ok forget Tokyo for a sec, the
+# Luzern trip": set aside for the moment, as "not" sets it aside.
+_FORGET = re.compile(
+    rf"\bforget\s+(?:about\s+)?(?:{_DETERMINER})?({_WORD})(?:['’]s)?(?:\s+({_WORD}))??"
+    r"\s+for\s+(?:now|a\s+(?:sec|second|minute|moment|bit))\b",
+    re.IGNORECASE,
+)
+# After "not trace's birthday", another's bare "me mam's" or "lu's" means her birthday.
+_BARE_WHOSE = re.compile(rf"^\W*(?:(?:i mean|me|my|our|his|her)\s+)*{_WORD}['’]s\b(?!\s+{_WORD})")
 # The same said anywhere in a query, "one" and all, to take it out.
 _NOT_SAID = re.compile(
     rf"\b(?:not|no)\s+(?:{_DETERMINER})?({_WORD})"
@@ -53,7 +62,12 @@ def ruled_out(*texts: str) -> set[str]:
             out.update(tokenize(said[1] or said[2] or said[4]))
             thing = set(tokenize(said[3] or ""))
             rest = set(tokenize(text[: said.start()] + " " + text[said.end() :]))
-            out.update(thing - rest)
+            if not _BARE_WHOSE.match(text[said.end() :].lstrip(" ,;:-–—")):
+                out.update(thing - rest)
+        for said in _FORGET.finditer(text):
+            out.update(tokenize(said[1]))
+            rest = set(tokenize(text[: said.start()] + " " + text[said.end() :]))
+            out.update(set(tokenize(said[2] or "")) - rest)
     return out - ASKED_TERMS - _NOT_A_FACT
 
 
@@ -74,6 +88,7 @@ def without_ruled_out(query: str, ruled: set[str]) -> str:
         return ""
 
     kept = _NOT_SAID.sub(cut, query)
+    kept = _FORGET.sub(lambda said: "" if ruled & set(tokenize(said[1])) else said[0], kept)
     # "sam, not marc - the guy": one mark is left where two met, "sam, the guy".
     kept = _MARKS.sub(lambda m: f" {m[1]}" if m[1] in "–—-" else m[1], kept)
     kept = " ".join(kept.replace(" ,", ",").split()).strip(" ,.;:–—-")
