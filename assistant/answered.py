@@ -172,7 +172,11 @@ def carried(turn: _Answered, before: Sequence[str] = ()) -> tuple[Memory, ...]:
 # "What time is it at?" after the optician: the 1.5B model answered with a clock time of
 # its own ("It's 11:15 AM"), as if asked the time now. "that" can only be what was said.
 _IT_NOW = re.compile(r"\b(what|which)(\s+)(time|day|date)(\s+)is(\s+)it\b", re.IGNORECASE)
-_THE_DATE = re.compile(r"^\W*(?:(?:ok|so)\W+)?what(?:['’]?s| is) the date\W*$", re.IGNORECASE)
+# "whats the date again?" after "got a card for mom's birthday" asks hers: sent today's date,
+# both always and `local` answered "Sunday 06 December 2026" (actuary set).
+_THE_DATE = re.compile(
+    r"^\W*(?:(?:ok|so)\W+)?what(?:['’]?s| is| was) the date(?:\s+again)?\W*$", re.IGNORECASE
+)
 
 
 def meant_of(message: str, resolved: Resolved, memories: Sequence[str], rewrite: bool) -> str:

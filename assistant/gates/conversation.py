@@ -100,13 +100,14 @@ def _someone_known(person: str, message: str, continued: Said, known: Known) -> 
 
 
 # What a question asks when its answer is a fact of the world, whatever "it" or "there"
-# points at: a currency, a river, who made or wrote it, what letters stand for, a unit.
+# points at: a currency, a river, who made or wrote it, what letters stand for, a unit, a
+# time zone ("what time zone is that city in?" after the Orlando trip got "Central").
 _OF_THE_WORLD = re.compile(
     r"\b(?:currency|currencies|money do they use|capital|continent|country|province|county"
     r"|prefecture|ocean|river|population|language do they speak|stands? for"
     r"|composed|directed|invented|discovered|founded|who wrote|written by"
     r"|who (?:makes|made|manufactures) (?:those|them|it|that|these)"
-    r"|organ|planet|how many \w+ (?:in|per) (?:an?|one)"
+    r"|organ|planet|how many \w+ (?:in|per) (?:an?|one)|time ?zones?"
     r"|(?:another|other|medical|scientific) (?:name|word|term) for)\b",
     re.IGNORECASE,
 )

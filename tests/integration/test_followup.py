@@ -1530,7 +1530,11 @@ def test_a_not_that_rules_nothing_out(message):
 
 @pytest.mark.parametrize(
     ("message", "meant"),
-    [("what day is it?", "what day is that?"), ("what's the date?", "what's the date of that?")],
+    [
+        ("what day is it?", "what day is that?"),
+        ("what's the date?", "what's the date of that?"),
+        ("whats the date again?", "what's the date of that?"),
+    ],
 )
 def test_the_day_asked_after_an_appointment_is_its_not_todays(
     fake_api, sdk_client, store, message, meant

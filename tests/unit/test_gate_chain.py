@@ -289,7 +289,8 @@ def test_a_question_of_the_world_about_what_was_just_found_is_not_searched() -> 
     assert not skipped.retrieve and skipped.reason == "asks a fact of the world about it"
     # The clause that asks is what counts: the user speaking of themselves before it does not.
     for asked in ("i should learn a few words, what language do they speak there?",
-                  "what's another name for it in english?"):  # fmt: skip
+                  "what's another name for it in english?",
+                  "what time zone is that city in?"):  # fmt: skip
         assert not decide(Judge(), asked, LAYOVER, resolve(asked, LAYOVER), LAYOVER[-1]).retrieve
     # A retrieve the gate was unsure of goes the same way; a sure one stands.
     assert not decide(Unsure(0.18), message, LAYOVER, resolved, LAYOVER[-1]).retrieve
