@@ -94,6 +94,11 @@ _IMPLICIT_WORDS = 8
 _OWNED = frozenset("my our your mine ours yours".split())
 
 
+def own_words(text: str) -> list[str]:
+    """The words a text names of its own, beside what it asks for: "which day?" names none."""
+    return [w for w in content_words(text) if w.casefold() not in ASKED_FOR | QUESTION_WORDS]
+
+
 def carries_on(message: str) -> bool:
     """True for a short question that names no one and nothing of the user's own.
 
@@ -110,7 +115,7 @@ def carries_on(message: str) -> bool:
         return False
     if any(is_name(w) for w in said[1:]):
         return False
-    own = [w for w in content_words(message) if w.casefold() not in ASKED_FOR | QUESTION_WORDS]
+    own = own_words(message)
     return len(own) <= 2
 
 
@@ -353,7 +358,7 @@ def resolve(
         one = person if pointing(tokens) & ONE_PERSON else ""
         return Resolved(query, True, back, referent=person, person=one, rewritten=True)
     query = f"{about.strip()} {message.strip()}" if referent else message
-    own = [w for w in content_words(message) if w.casefold() not in ASKED_FOR | QUESTION_WORDS]
+    own = own_words(message)
     person = asked_about(message, earlier)
     # "and us?", "and mine?": the same question about someone else, not the same fact.
     bare = not own and not tokens & SELF

@@ -60,15 +60,18 @@ def ruled_out(*texts: str) -> set[str]:
     for text in texts:
         for said in _NOT_THE.finditer(text):
             out.update(tokenize(said[1] or said[2] or said[4]))
-            thing = set(tokenize(said[3] or ""))
-            rest = set(tokenize(text[: said.start()] + " " + text[said.end() :]))
             if not _BARE_WHOSE.match(text[said.end() :].lstrip(" ,;:-–—")):
-                out.update(thing - rest)
+                out.update(_thing_set_aside(text, said, said[3]))
         for said in _FORGET.finditer(text):
             out.update(tokenize(said[1]))
-            rest = set(tokenize(text[: said.start()] + " " + text[said.end() :]))
-            out.update(set(tokenize(said[2] or "")) - rest)
+            out.update(_thing_set_aside(text, said, said[2]))
     return out - ASKED_TERMS - _NOT_A_FACT
+
+
+def _thing_set_aside(text: str, said: re.Match[str], thing: str | None) -> set[str]:
+    """The words of the thing set aside, unless the text speaks of it elsewhere too."""
+    rest = set(tokenize(text[: said.start()] + " " + text[said.end() :]))
+    return set(tokenize(thing or "")) - rest
 
 
 def without_ruled_out(query: str, ruled: set[str]) -> str:

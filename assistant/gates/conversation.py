@@ -10,11 +10,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from assistant.asked import ASKED_FOR, QUESTION_WORDS
-from assistant.followup import Resolved, switched_to
+from assistant.followup import Resolved, own_words, switched_to
 from assistant.gates.base import GateDecision, Method, Said
 from assistant.gates.vocabulary import name_like
-from assistant.people import content_words
 from assistant.referents import ONE_PERSON, pointing, said_words, speaks_of_user
 from assistant.typed import Known
 
@@ -23,7 +21,6 @@ GENERAL_CHAIN_REASON = "continues a general question"
 WORLD_REASON = "asks a fact of the world about it"
 # Three letters at least: "US" and "UK" are places, and the store reads them as "us".
 _ACRONYM = re.compile(r"\b[A-Z]{3,}[0-9]*\b")
-ASKED = ASKED_FOR | QUESTION_WORDS
 _WHO_ASKED = re.compile(r"^\W*(?:(?:ok|so|and|but)\W+)?(?:who|whom|whose)\b", re.IGNORECASE)
 
 
@@ -69,10 +66,10 @@ def continues_general(
 
 
 def _asks_a_detail_of_known(resolved: Resolved, continued: Said, known: Known) -> bool:
-    """True for a bare follow-up ("code?", "when?") of a statement the memories speak of.
+    """True for a bare follow-up ("what time?", "when?") of a statement the memories speak of.
 
-    "storeroom at tower 3 is locked again" then "code?", or "where's marta moving to" then
-    "when?": the local gate read the first alone as general (p=0.01, 0.02), a statement or
+    "eye screening is coming up soon na" then "what time?", or "where's marta moving to"
+    then "when?": the local gate read the first alone as general (p=0.01, 0.02), a statement or
     a name typed in lower case, and the follow-up asks only for a detail of it. Any word of
     it the memories contain, not only names. Not after "who …?": "who discovered
     penicillin" then "in what year?" asks the world, though a note says "allergic to
@@ -81,7 +78,7 @@ def _asks_a_detail_of_known(resolved: Resolved, continued: Said, known: Known) -
     """
     if not resolved.bare or known is None or _WHO_ASKED.match(continued.user):
         return False
-    return bool(known([w for w in content_words(continued.user) if w.casefold() not in ASKED]))
+    return bool(known(own_words(continued.user)))
 
 
 def _someone_known(person: str, message: str, continued: Said, known: Known) -> bool:

@@ -120,9 +120,11 @@ class LocalGate:
         unread = not explicit and p < self.threshold and not_english(text)
         retrieve = explicit or unread or p >= self.threshold
         by_rule = explicit and p < self.threshold
-        said = reason(cues[0], retrieve, p, explicit, by_rule)
-        if unread:
-            said = f"not in English, which this gate reads: searched to be safe, p={p:.2f}"
+        said = (
+            f"not in English, which this gate reads: searched to be safe, p={p:.2f}"
+            if unread
+            else reason(cues[0], retrieve, p, explicit, by_rule)
+        )
         return GateDecision(
             retrieve=retrieve,
             query=memory_query(bounded_text) if retrieve else "",
