@@ -90,6 +90,9 @@ FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks abo
     "followup_tramdriver_test": "followup_tramdriver_test",
     "followup_nailtech_test": "followup_nailtech_test",
     "followup_sysadmin_test": "followup_sysadmin_test",
+    "followup_roofer_test": "followup_roofer_test",
+    "followup_curator_test": "followup_curator_test",
+    "followup_drummer_test": "followup_drummer_test",
 }
 
 
@@ -401,7 +404,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "followup_stonemason_test, followup_porter_test, "
                         "followup_fishmonger_test, followup_actuary_test, "
                         "followup_florist_test, followup_tramdriver_test, "
-                        "followup_nailtech_test, followup_sysadmin_test "
+                        "followup_nailtech_test, followup_sysadmin_test, "
+                        "followup_roofer_test, followup_curator_test, "
+                        "followup_drummer_test "
                         "(the unseen sets: score them once)")  # fmt: skip
     parser.add_argument("--markdown", type=Path, help="also write the section (and plot) here")
 
