@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import difflib
 import json
 import re
 import time
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from assistant.completion import ModelCallError
 from assistant.hours import with_twelve_hour
 from assistant.llm import MessagesApi
+from assistant.people import is_question
 from assistant.text import Label
 from memory.records import Memory
 
@@ -229,15 +231,47 @@ def history_messages(
         kept.append(item)
         used += size
     messages: list[dict[str, Any]] = []
+    said: list[dict[str, str]] = []  # the words of exchanges whose reply only said them back
     for item in reversed(kept):
         # An exchange whose reply failed would leave two user messages in a row.
-        if item.assistant.strip():
-            content = user_content(
-                item.user[:max_chars], item.memories, item.lookup, item.meant, today
-            )
-            messages.append({"role": "user", "content": content})
-            messages.append({"role": "assistant", "content": item.assistant[:max_chars]})
+        if not item.assistant.strip():
+            continue
+        if said_back(item.user, item.assistant) and not item.memories:
+            said.append({"type": "text", "text": item.user[:max_chars]})
+            continue
+        content = user_content(item.user[:max_chars], item.memories, item.lookup, item.meant, today)
+        messages.append({"role": "user", "content": [*content[:-1], *said, content[-1]]})
+        messages.append({"role": "assistant", "content": item.assistant[:max_chars]})
+        said = []
+    if said:  # they go with the newest message, just before its words
+        messages.append({"role": "user", "content": said})
     return messages
+
+
+# The 1.5B model answers a statement by saying it back ("the van needs its mot soon" ->
+# "The van needs its mot soon."). Replayed, that exchange taught the next turn to do the
+# same: "when by?" got "The van needs its mot soon." again, with the MOT's date sent.
+_SAID_BACK = 0.75
+
+
+def said_back(user: str, reply: str) -> bool:
+    """True for a reply that only says back what the person told it (a question is kept)."""
+    told = re.findall(r"\w+", user.casefold())
+    answered = re.findall(r"\w+", reply.casefold())
+    if not told or is_question(user):
+        return False
+    return difflib.SequenceMatcher(None, told, answered).ratio() > _SAID_BACK
+
+
+def with_message(
+    history: list[dict[str, Any]], content: list[dict[str, str]]
+) -> list[dict[str, Any]]:
+    """The history and the newest message, with any words the history left open put just
+    before the message's own: its notes come first, as on any turn."""
+    if history and history[-1]["role"] == "user":
+        said = history[-1]["content"]
+        return [*history[:-1], {"role": "user", "content": [*content[:-1], *said, content[-1]]}]
+    return [*history, {"role": "user", "content": content}]
 
 
 class ModelResponder:
@@ -288,13 +322,10 @@ class ModelResponder:
         """Stream a reply; errors come back in the result, never as an exception."""
         started = self._clock()
         today = self._today()
-        messages = [
-            *history_messages(history, today=today),
-            {
-                "role": "user",
-                "content": user_content(message, [m.text for m in memories], lookup, meant, today),
-            },
-        ]
+        messages = with_message(
+            history_messages(history, today=today),
+            user_content(message, [m.text for m in memories], lookup, meant, today),
+        )
         result = ReplyResult(text="", source=self.source)
         try:
             done = self._api.stream(messages, system=SYSTEM_PROMPT, on_text=on_text)

@@ -21,6 +21,7 @@ from assistant.respond import (
     SEARCH_FAILED_NOTE,
     ModelResponder,
     counts_from_today,
+    said_back,
 )
 from memory.store import MemoryStore
 
@@ -267,6 +268,45 @@ def test_history_replays_the_facts_each_reply_used_and_nothing_else(
     assert _texts(messages[0])[-1] == "When am I meeting Alex?"
     assert _texts(messages[2]) == ["what's 2+2?"]  # skipped: no note
     assert _texts(messages[4]) == ["and where does my sister live?"]  # its reply used none
+
+
+def test_a_reply_that_said_the_users_words_back_is_not_replayed(fake_api, sdk_client, store, log):
+    # The 1.5B model answers a statement by saying it back. Replayed, that exchange taught
+    # the next turn to do the same: "when by?" got "The van needs its mot soon." again, with
+    # the MOT's date sent. Its words go with the next message instead, before its own.
+    mot = "van (white berlingo) mot due 28th aug, kwik fit bedminster usually"
+    store.add(mot, source="typed")
+    van = '{"retrieve": true, "query": "van mot due", "reason": "the user\'s van"}'
+    pipeline = model_pipeline(sdk_client, store, log)
+    history = []
+    for message, reply in [
+        ("the van needs its mot soon", "The van needs its mot soon."),
+        ("when by?", "By 28th August."),
+        ("thanks!", "You're welcome."),
+    ]:
+        fake_api.queue(Reply(text=van), Reply(text=reply))
+        history.append(pipeline.respond(message, history))
+    assert [t.reply for t in history][0] == "The van needs its mot soon."  # the chat shows it
+    chats = [r.body["messages"] for r in fake_api.requests if "retrieval gate" not in r.prompt_text]
+    second, third = chats[1], chats[2]
+    assert len(second) == 1 and _texts(second[0])[-2:] == ["the van needs its mot soon", "when by?"]
+    assert json.dumps(mot) in _texts(second[0])[0]  # its notes still come first
+    assert [m["content"] for m in third if m["role"] == "assistant"] == ["By 28th August."]
+    assert _texts(third[0])[-2:] == ["the van needs its mot soon", "when by?"]
+    assert _texts(third[-1])[-1] == "thanks!"
+
+
+def test_an_answer_that_repeats_some_of_the_question_is_still_replayed():
+    # "Yes, it is with her math teacher." answers "Is that with her math teacher?"; only a
+    # reply that is the person's own words, near enough, is left out.
+    assert said_back("the van needs its mot soon", "The van needs its MOT soon.")
+    landlord = "need to call my landlord about the leak in the back room"
+    assert said_back(
+        landlord, "Yes, you need to call your landlord about the leak in the back room."
+    )
+    assert not said_back("Is that with her math teacher?", "Yes, with Mr Okoro, room 214.")
+    assert not said_back("when is dinner with alex", "Dinner with Alex is on Thursday.")
+    assert not said_back("whos rosie's key worker", "Jade")
 
 
 def test_timings_and_usage_are_filled_in(fake_api, sdk_client, store, log):
