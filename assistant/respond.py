@@ -240,7 +240,7 @@ def history_messages(
             said.append({"type": "text", "text": item.user[:max_chars]})
             continue
         content = user_content(item.user[:max_chars], item.memories, item.lookup, item.meant, today)
-        messages.append({"role": "user", "content": [*content[:-1], *said, content[-1]]})
+        messages.append({"role": "user", "content": _before_words(content, said)})
         messages.append({"role": "assistant", "content": item.assistant[:max_chars]})
         said = []
     if said:  # they go with the newest message, just before its words
@@ -266,12 +266,18 @@ def said_back(user: str, reply: str) -> bool:
 def with_message(
     history: list[dict[str, Any]], content: list[dict[str, str]]
 ) -> list[dict[str, Any]]:
-    """The history and the newest message, with any words the history left open put just
-    before the message's own: its notes come first, as on any turn."""
+    """The history and the newest message, with any words the history left open in it."""
     if history and history[-1]["role"] == "user":
         said = history[-1]["content"]
-        return [*history[:-1], {"role": "user", "content": [*content[:-1], *said, content[-1]]}]
+        return [*history[:-1], {"role": "user", "content": _before_words(content, said)}]
     return [*history, {"role": "user", "content": content}]
+
+
+def _before_words(
+    content: list[dict[str, str]], said: list[dict[str, str]]
+) -> list[dict[str, str]]:
+    """A message with earlier words put just before its own: its notes still come first."""
+    return [*content[:-1], *said, content[-1]]
 
 
 class ModelResponder:
