@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from assistant.completion import ModelCallError
 from assistant.llm import MessagesApi, json_span
+from assistant.people import ASKS, REQUEST
 from assistant.text import Label
 from memory.facts import NEGATION as _NEGATION
 from memory.injection import instruction_flag
@@ -57,20 +58,6 @@ _NOT_A_FACT = re.compile(
     # "I need a gift idea for Mom" asks for ideas; a model wrote "Mom is looking for a gift".
     r"^\s*(?:i|we)\s+(?:need|want|would like|'d like)\s+(?:a|an|some)?\s*(?:[\w-]+\s+)?"
     r"(?:ideas?|suggestions?|recommendations?|advice|tips|help)\b",
-    re.IGNORECASE,
-)
-_REQUEST = re.compile(
-    r"\b(?:can you|could you|would you|please (?:help|write|tell|explain|fix)|help me)\b",
-    re.IGNORECASE,
-)
-# A message that opens with a command or a question word asks for something: it states
-# nothing about the user ("Tell me a joke", "Plan my weekend", "what's 2+2").
-_ASKS = re.compile(
-    r"^\s*(?:please\s+)?(?:tell|write|give|show|explain|make|plan|list|help|find|suggest|"
-    r"recommend|describe|summari[sz]e|translate|create|draft|compose|generate|calculate|"
-    r"compute|convert|compare|name|define|teach|play|sing|draw|imagine|pretend|let'?s|"
-    r"what|what'?s|whats|who|who'?s|when|where|why|how|which|can|could|would|will|should|"
-    r"do|does|did|is|are|was|were|am)\b",
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"\d+(?:[.:,]\d+)*")
@@ -134,7 +121,7 @@ def rule_facts(message: str) -> list[str]:
         if not fact or _ASKS_TO_RECALL.match(fact):
             return []
         return [fact[0].upper() + fact[1:]]
-    if _REQUEST.search(text) or _NOT_A_FACT.match(text) or _ASKS.match(text):
+    if REQUEST.search(text) or _NOT_A_FACT.match(text) or ASKS.match(text):
         return []
     if _FIRST_PERSON.match(text) and len(text.split()) >= 3:
         return [text.rstrip(".!")]
@@ -166,7 +153,7 @@ def might_hold_a_fact(message: str) -> bool:
         sentence = sentence.strip()
         if len(_LETTER_WORD.findall(sentence)) < 3 or sentence.endswith("?"):
             continue
-        if _ASKS.match(sentence) or _REQUEST.search(sentence) or _NOT_A_FACT.match(sentence):
+        if ASKS.match(sentence) or REQUEST.search(sentence) or _NOT_A_FACT.match(sentence):
             continue
         if _PERSONAL.search(sentence):
             return True

@@ -301,6 +301,27 @@ def is_question(text: str) -> bool:
     return text.rstrip().endswith("?") or (bool(first) and first[0].casefold() in _QUESTION_WORDS)
 
 
+REQUEST = re.compile(
+    r"\b(?:can you|could you|would you|please (?:help|write|tell|explain|fix)|help me)\b",
+    re.IGNORECASE,
+)
+# A message that opens with a command or a question word asks for something: it states
+# nothing about the user ("Tell me a joke", "Plan my weekend", "what's 2+2").
+ASKS = re.compile(
+    r"^\s*(?:please\s+)?(?:tell|write|give|show|explain|make|plan|list|help|find|suggest|"
+    r"recommend|describe|summari[sz]e|translate|create|draft|compose|generate|calculate|"
+    r"compute|convert|compare|name|define|teach|play|sing|draw|imagine|pretend|let'?s|"
+    r"what|what'?s|whats|who|who'?s|when|where|why|how|which|can|could|would|will|should|"
+    r"do|does|did|is|are|was|were|am)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_something(text: str) -> bool:
+    """True for a question, a request or a command; false for a remark: "storeroom's locked"."""
+    return is_question(text) or bool(ASKS.match(text) or REQUEST.search(text))
+
+
 def by_their_name(query: str, person: str, memories: Sequence[str]) -> str:
     """The query asked again by the name the memories give someone named by role, or "".
 

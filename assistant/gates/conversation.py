@@ -13,6 +13,7 @@ from dataclasses import replace
 from assistant.followup import Resolved, own_words, switched_to
 from assistant.gates.base import GateDecision, Method, Said
 from assistant.gates.vocabulary import name_like
+from assistant.people import asks_something, is_question
 from assistant.referents import ONE_PERSON, pointing, said_words, speaks_of_user
 from assistant.typed import Known
 
@@ -39,7 +40,9 @@ def continues_general(
     was not searched is as general as it, unless it speaks of the user ("now one about my
     dog"), asks about someone of theirs ("his birthday" after "My son wants…"), or the
     question it continues named something their memories mention (`known`:
-    "when?" after "where's the FCC testing", a question the gate missed). A name the
+    "when?" after "where's the FCC testing", a question the gate missed), or it asks after
+    a remark of the user's the memories speak of ("code?" after "storeroom's locked again":
+    a remark asks nothing, so there is no general question to continue). A name the
     follow-up itself names ("now one about Biscuit") is the vocabulary rule's to find,
     next in the chain.
     """
@@ -62,7 +65,20 @@ def continues_general(
         return decision
     if _asks_a_detail_of_known(resolved, continued, known):
         return decision
+    if _asks_after_a_remark(message, continued, known):
+        return decision
     return _general(decision)
+
+
+def _asks_after_a_remark(message: str, continued: Said, known: Known) -> bool:
+    """True for a question after a remark of the user's that the memories speak of.
+
+    "storeroom at tower 3 is locked again" then "code?": the gate skipped the remark, which
+    asks nothing, and no general question was asked for the follow-up to continue.
+    """
+    if known is None or not is_question(message) or asks_something(continued.user):
+        return False
+    return bool(known(own_words(continued.user)))
 
 
 def _asks_a_detail_of_known(resolved: Resolved, continued: Said, known: Known) -> bool:

@@ -208,6 +208,25 @@ def test_a_bare_follow_up_of_a_statement_the_memories_speak_of_searches() -> Non
     ).retrieve  # fmt: skip
 
 
+def test_a_question_after_a_remark_the_memories_speak_of_searches() -> None:
+    # The gate skipped the remark, which asks nothing; "code?" names a word of its own, so
+    # it is no bare follow-up, yet it asks the code of the storeroom a note speaks of.
+    locked = [Said("storeroom at tower 3 is locked again", "That's annoying!")]
+    resolved = resolve("code?", locked)
+    gate = Judge(retrieves=True)
+    decision = decide(gate, "code?", locked, resolved, locked[-1], vocabulary=Store(["storeroom"]))
+    assert decision.retrieve and "storeroom" in decision.query
+    assert not decide(
+        gate, "code?", locked, resolved, locked[-1], vocabulary=Store([])
+    ).retrieve  # fmt: skip
+    # A request is no remark: a joke about the storeroom is the world's, and so is the next.
+    joke = [Said("tell me a joke about a storeroom", "Why did the shelf…")]
+    resolved = resolve("another one?", joke)
+    assert not decide(
+        gate, "another one?", joke, resolved, joke[-1], vocabulary=Store(["storeroom"])
+    ).retrieve  # fmt: skip
+
+
 def test_a_place_the_memories_mention_makes_no_general_chain_personal() -> None:
     # The user lives in Scotland, so their memories mention it; "and of Wales?" still asks
     # the world's question, and names a place of its own that they don't mention.
