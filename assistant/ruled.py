@@ -31,6 +31,15 @@ _FORGET = re.compile(
     r"\s+for\s+(?:now|a\s+(?:sec|second|minute|moment|bit))\b",
     re.IGNORECASE,
 )
+# "suresh picked the dell over the thinkpad", "went with the blue one instead of the red",
+# "the 6am train rather than the 8": what was passed over is ruled out as "not" rules it
+# out. "over" only after a choice: "coming over", "going over the drawings" pass nothing over.
+_OVER = re.compile(
+    rf"\b(?:(?:picked|pick|chose|choose|chosen|prefer|preferred|opted|took|decided|"
+    rf"(?:went|going|go)\s+(?:with|for))\b[^,.;:!?]*?\bover|instead\s+of|rather\s+than)\s+"
+    rf"(?:{_DETERMINER})?({_WORD})",
+    re.IGNORECASE,
+)
 # After "not trace's birthday", another's bare "me mam's" or "lu's" means her birthday.
 _BARE_WHOSE = re.compile(rf"^\W*(?:(?:i mean|me|my|our|his|her)\s+)*{_WORD}['’]s\b(?!\s+{_WORD})")
 # The same said anywhere in a query, "one" and all, to take it out.
@@ -62,6 +71,8 @@ def ruled_out(*texts: str) -> set[str]:
             out.update(tokenize(said[1] or said[2] or said[4]))
             if not _BARE_WHOSE.match(text[said.end() :].lstrip(" ,;:-–—")):
                 out.update(_thing_set_aside(text, said, said[3]))
+        for said in _OVER.finditer(text):
+            out.update(_thing_set_aside(text, said, said[1]))
         for said in _FORGET.finditer(text):
             out.update(tokenize(said[1]))
             out.update(_thing_set_aside(text, said, said[2]))

@@ -1618,6 +1618,35 @@ def test_he_is_not_whom_the_user_ruled_out():
 
 
 @pytest.mark.parametrize(
+    ("message", "ruled"),
+    [
+        # Sysadmin set, read after scoring: both laptop quotes were sent, and "what was the
+        # quote on that one?" got the ThinkPad's.
+        ("suresh picked the dell over the thinkpad", {"thinkpad"}),
+        ("went for the ibis over the hilton", {"hilton"}),
+        ("we went with the blue one instead of the red one", {"red"}),
+        # "over" that passes nothing over.
+        ("kuba is coming over in july", set()),
+        ("going over the drawings with priya", set()),
+        ("I want to mail my mom a card this year instead of just calling", set()),
+    ],
+)
+def test_what_the_user_chose_something_over_is_ruled_out(message, ruled):
+    assert ruled_out(message) == ruled
+
+
+def test_the_fact_passed_over_is_not_sent():
+    thinkpad, dell = _memories(
+        "laptop quote thinkpad T14 - 78,500 from Sai Infotech",
+        "dell latitude 5440 quote 72,300 - same vendor",
+    )
+    said = [Said("suresh picked the dell over the thinkpad", "Noted.", query="dell thinkpad")]
+    resolved = resolve("what was the quote on that one?", said)
+    sent = answered_with(resolved, (), (thinkpad, dell), resolved.query, said[-1].user)
+    assert sent == (dell,)
+
+
+@pytest.mark.parametrize(
     ("message", "searched"),
     [
         ("mom's appointment, the heart one not léa's dentist", "mom's appointment, the heart one"),
