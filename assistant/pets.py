@@ -21,7 +21,8 @@ _KINDS = {
     "dog": f"""dog puppy {_CARE} kennel groomer labrador retriever spaniel cockapoo cavapoo
         labradoodle beagle terrier staffie staffy collie poodle dachshund pug husky greyhound
         whippet lurcher schnauzer bulldog frenchie alsatian corgi chihuahua rottweiler
-        doberman vizsla weimaraner westie yorkie""",
+        doberman vizsla weimaraner westie yorkie basset bloodhound dalmatian samoyed shiba
+        akita pomeranian bichon cavalier springer cocker sheltie kelpie mastiff ridgeback""",
     "cat": f"""cat kitten {_CARE} cattery litter catflap tabby siamese persian ragdoll bengal
         sphynx moggy burmese""",
     # Not "hay" (hay fever), "cage", "tank" or "shell" (the petrol station): other senses.
@@ -39,6 +40,14 @@ _ALSO = {"dogs": "dog", "puppy": "dog", "pup": "dog", "doggo": "dog", "cats": "c
          "ponies": "horse", "horses": "horse"}  # fmt: skip
 _ANIMALS = sorted({*_KINDS, *_ALSO, "pet", "pets"}, key=len, reverse=True)  # longest first
 _OWN_ANIMAL = re.compile(rf"\b(?:my|our)\s+({'|'.join(_ANIMALS)})\b", re.IGNORECASE)
+# The kind said of one pet where the clause ends: "Praline (the cat, 14 now)", "Pickles
+# (cat)". Not "dog walker Chloé", "Dogs v Hawks" or "nervous with fractious cats.": a word
+# after it, or no "the" or bracket before it, and the kind is no pet of the user's.
+_SINGULAR = sorted({*_KINDS, *(k for k, v in _ALSO.items() if not k.endswith("s"))}, key=len)
+_KIND_SAID = re.compile(
+    rf"(?:\(\s*|\bthe\s+)({'|'.join(reversed(_SINGULAR))})\b(?=\s*(?:[,;:.)–—-]|$))",
+    re.IGNORECASE,
+)
 # Words of any pet note that say nothing of which pet: the other cat goes to the vet too.
 _ANY_PET = frozenset(tokenize("vet vets veterinary vaccine vaccination"))
 _KIND_WORDS = frozenset(tokenize(" ".join(_ANIMALS)))
@@ -57,11 +66,15 @@ def _signs(kind: str) -> frozenset[str]:
 
 
 def pet_note(text: str, kind: str) -> bool:
-    """True for a note about a pet of that kind: "my dog", a breed, a jab or a flea tablet.
+    """True for a note about a pet of that kind: "my dog", "(the cat)", a breed, a jab.
 
     Not a note that only says the word: "dog walker Chloé", "footy - Dogs v Hawks".
     """
-    return bool(_signs(kind) & set(tokenize(text))) or bool(_OWN_ANIMAL.search(text))
+    if _signs(kind) & set(tokenize(text)) or _OWN_ANIMAL.search(text):
+        return True
+    own = _ALSO.get(kind, kind)
+    said = (_ALSO.get(k, k) for k in (m.casefold() for m in _KIND_SAID.findall(text)))
+    return any(own.startswith("pet") or k == own for k in said)
 
 
 def by_its_kind(query: str, memories: Sequence[str]) -> str:
@@ -73,7 +86,9 @@ def by_its_kind(query: str, memories: Sequence[str]) -> str:
     if not asked:
         return ""
     kind = asked.group(1).casefold()
-    if any(pet_note(text, kind) for text in memories):
+    # "Gumbo the basset — … rabies booster due" was found for "my cat": a jab is any pet's,
+    # and the basset's note, taken for the cat's, kept the cat's own notes from being asked.
+    if any(pet_note(text, kind) and not other_kind(text, kind) for text in memories):
         return ""
     return _cues(kind)
 

@@ -1052,6 +1052,26 @@ def test_a_pet_asked_about_by_its_kind_is_found_by_its_breed_and_vet(tmp_path):
     ]
 
 
+@pytest.mark.chroma  # a real store, seeded here
+def test_the_cat_is_not_taken_for_the_dog_that_shares_its_vet(tmp_path):
+    # Reporter set, read after scoring: "Praline (the cat, 14 now)" was found for "my cat",
+    # but not read as a cat's note; the notes of any pet's care were asked for instead, and
+    # the basset's "rabies booster" note went alone: the joke was about the dog.
+    praline = "Praline (the cat, 14 now) — methimazole half a tab twice a day"
+    gumbo = "Gumbo the basset — vet is Dr. Arceneaux. rabies booster due Dec 5"
+    store = seeded_store(tmp_path / "mem", "tester", praline, gumbo, "van MOT due 3 March")
+    turns = Pipeline(gate=always_gate(), store=store, responder=OfflineResponder())
+    turn = turns.respond("ok now one about my cat, use her name")
+    assert turn.memories[0].text == praline
+    # A jab is any pet's: the basset's note alone is no note about the cat.
+    assert by_its_kind("now one about my cat", [gumbo]) != ""
+    # Said of no pet of the user's: "scared of dogs", "nervous with fractious cats."
+    assert about_person(["Mum's scared of dogs - leave him home", praline], "my cat") == [
+        False,
+        True,
+    ]
+
+
 def test_what_a_follow_up_asks_for_is_no_topic_a_distractor_can_share():
     physio, barista = _memories(
         "physio for my shoulder (dive strain) thursdays 5pm w/ Kate at Hobart Physio",
