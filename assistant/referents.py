@@ -153,6 +153,7 @@ def referent_person(recent: Sequence[Said]) -> str:
             or person_in(user)
             or typed_name(user, spelt)
             or _typed_owner(user, said)  # "whens julien's bday": "Julien's…" opens notes
+            or _typed_person(user, said)
         )
         if answer:
             return answer
@@ -161,6 +162,42 @@ def referent_person(recent: Sequence[Said]) -> str:
             continue
         return _first_named([said, *asides])
     return _first_named(asides)
+
+
+# Where a word typed in lower case stands as someone: "sandeep will bring up the money",
+# "tiff asked me today", "gotta ring macca about the derby". A word there that a note sent
+# with the exchange also says is read as a name ("owe sandeep 4,200 for sunburn tickets").
+_OPENS = r"^\W*(?:(?:ugh|so|and|but|lol|ok|okay|omg|oh|well|btw|also|hmm|yeah|ya|hey)\W+)*"
+_DOES = (
+    r"is|was|will|wont|won't|has|hasnt|hasn't|had|still|just|asked|asks|says|said|wants|"
+    r"wanted|keeps|never|always|can|cant|can't|didnt|didn't|doesnt|doesn't|got|gets|needs|"
+    r"owes|paid|texted|called|rang|came|comes|left|told|thinks|reckons"
+)
+_TYPED_PERSON = re.compile(
+    rf"{_OPENS}([a-z][a-z'’-]+)\s+(?:{_DOES})\b"
+    # The verb after what makes it one: "need to text bri", not "my ring size", "a call back".
+    r"|\b(?:to|gotta|gonna|wanna|must|should|will|ill|i'll|i['’]ll|pls|please)\s+"
+    r"(?:ring|call|text|message|email|tell|ask|pay|remind|phone)\s+([a-z][a-z'’-]+)\b"
+)
+_NO_NAME = (
+    FUNCTION_WORDS
+    | NO_ONE
+    | ROLES
+    | SELF
+    | TITLES
+    | NO_OWNERS
+    | frozenset("he him his she her hers they them their theirs it its this that there".split())
+)
+
+
+def _typed_person(user: str, said: Said) -> str:
+    """Someone typed in lower case where a person stands, whom a note sent also names."""
+    noted = {w.casefold() for text in said.memories for w in words(text)}
+    for typed in _TYPED_PERSON.finditer(user):
+        word = (typed[1] or typed[2]).removesuffix("'s")
+        if word not in _NO_NAME and not pet_words("pet") & set(tokenize(word)) and word in noted:
+            return word
+    return ""
 
 
 def _searched_on_from(said: Said, before: Said) -> bool:

@@ -1231,6 +1231,24 @@ def test_a_name_typed_in_lower_case_is_who_her_points_at():
     assert resolve("When am I flying with him?", [check]).person == "Captain Rory Doyle"
 
 
+def test_someone_typed_in_lower_case_where_a_person_stands_is_who_him_points_at():
+    # Sysadmin set, read after scoring: no note spells Sandeep with a capital, so "him" was
+    # the first capitalised words of the first note found, a homestay ("Misty Woods").
+    trip = "coorg trip w/ pradeep & sandeep families 14-16 feb. homestay Misty Woods"
+    owed = "owe sandeep 4,200 for sunburn tickets"
+    dinner = Said("pradeep and sandeep both coming for dinner sat", "Nice!", query="x",
+                  memories=(trip,))  # fmt: skip
+    money = Said("ugh sandeep will bring up the money again", "Sorry!", query="y",
+                 memories=(owed, trip))  # fmt: skip
+    assert resolve("how much do i owe him?", [dinner, money]).query == "how much do i owe sandeep?"
+    macca = Said("gotta ring macca about the derby", "Ok.", query="z",
+                 memories=("macca (paul mccarthy, best mate) owes me £60",))  # fmt: skip
+    assert resolve("whats his number la", [macca]).person == "macca"
+    # A word the notes say is no one where no person stands: "my ring size", "a call back".
+    ring = Said("whats my ring size", "22.", query="r", memories=("ring sizes: mine 22, size 18",))
+    assert resolve("and what does she wear?", [ring]).person != "size"
+
+
 def test_ours_after_a_general_question_is_the_thing_it_asked_about():
     # "what's ours called again?" was searched alone and answered with the bakery's name.
     fact = Said("Tell me a fun fact about border terriers.", "They were bred to hunt foxes.")
