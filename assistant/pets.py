@@ -122,3 +122,9 @@ def kind_asked(person: str) -> str:
     """The kind of pet the user's own a person is ("my dog": "dog"; "cat" alone: "")."""
     asked = _OWN_ANIMAL.fullmatch(person.strip())
     return asked.group(1).casefold() if asked else ""
+
+
+def kind_named(text: str) -> str:
+    """The kind of pet a text speaks of by its kind or breed ("a beagle": "dog"), or ""."""
+    said = set(tokenize(text))
+    return next((kind for kind in _KINDS if _only_of(kind) & said), "")

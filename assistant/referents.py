@@ -23,7 +23,7 @@ from assistant.people import (
     typed_name,
     words,
 )
-from assistant.pets import other_kind, own_pet, pet_note, pet_words
+from assistant.pets import kind_named, other_kind, own_pet, pet_note, pet_words
 from assistant.ruled import ruled_out, without_ruled_out
 from memory.tokens import tokenize
 
@@ -206,8 +206,17 @@ def _searched_on_from(said: Said, before: Said) -> bool:
 
 
 def _first_named(exchanges: Sequence[Said]) -> str:
-    """The first person named by an exchange's query, first note or reply, in order."""
+    """The first person named by an exchange's query, first note or reply, in order.
+
+    Or the pet it spoke of, by the name its notes give: "his food" after "how often should
+    a beagle be fed?" is Bruno's, whose note said "Bruno (our beagle) vet = Dr. Farida",
+    not the vet's.
+    """
     for said in exchanges:
+        kind = kind_named(said.user)
+        pet = _pet_name([t for t in said.memories if pet_note(t, kind)], kind) if kind else ""
+        if pet:
+            return pet
         for text in (said.query, *said.memories[:1], said.assistant):
             person = person_in(text)
             if person:

@@ -1231,6 +1231,14 @@ def test_a_name_typed_in_lower_case_is_who_her_points_at():
     assert resolve("When am I flying with him?", [check]).person == "Captain Rory Doyle"
 
 
+def test_his_after_a_question_about_a_breed_is_the_users_pet_of_that_breed():
+    # Sysadmin set, read after scoring: "his" became the vet the beagle's note named.
+    note = "Bruno (our beagle) vet = Dr. Farida, Cessna Lifeline Domlur. rabies booster due"
+    fed = Said("how often should a beagle be fed?", "Twice a day.", query="x", memories=(note,))
+    resolved = resolve("ok and how long does one bag of his food last us?", [fed])
+    assert resolved.query == "ok and how long does one bag of Bruno's food last us?"
+
+
 def test_someone_typed_in_lower_case_where_a_person_stands_is_who_him_points_at():
     # Sysadmin set, read after scoring: no note spells Sandeep with a capital, so "him" was
     # the first capitalised words of the first note found, a homestay ("Misty Woods").
