@@ -1,30 +1,46 @@
-"""24-hour times in a fact, read the 12-hour way beside them: "16:40" is "16:40 (4:40 pm)".
+"""Clock times in a fact, said again beside them: "16:40 (4:40 pm)", "9.40am (time: 9:40 am)".
 
 The 1.5B model turned "16:40" into "2:40 PM" and "we go on 22:15" into "8:15": it reads
-the hour, then gets the afternoon wrong. The fact the user saved stays as it is; only
-the copy the model is given says both.
+the hour, then gets the afternoon wrong. And in "tues 11 feb 9:15am" it took the day for
+the hour ("11:15 AM"), as "Fr 22. nov 08:15" became "2:15 PM". The fact the user saved
+stays as it is; only the copy the model is given says the time again, where its 12-hour
+reading is sure: an am or pm, an hour past 12, or an hour with a leading zero. "10:30"
+alone may be either, and is left as it is.
 """
 
 from __future__ import annotations
 
 import re
 
-# "16:40", "22.15" (only with "h" or a colon is "22.15" surely a time; a dot can be money),
-# "15h", "15h30", "19h00". Not "16:40 (4:40 pm)" again, nor a time already with am or pm.
-_TWENTY_FOUR = re.compile(
-    r"(?<![\d:.,/])(?P<hour>1[3-9]|2[0-3])(?:[:h](?P<minute>[0-5]\d)|h(?![a-z]))"
-    r"(?![\d:]|\s?(?:am|pm)\b)",
+_CLOCK = re.compile(
+    r"(?<![\w:.,/£$€])(?:"
+    # "9.40am", "7pm", "10:30 a.m.": said with its half of the day.
+    r"(?P<hour>1[0-2]|0?[1-9])(?:[:.](?P<minute>[0-5]\d))?\s?(?P<half>[ap])(?:m\b|\.m\.)"
+    # "08:15", "06h00": a morning hour. Not "07.05": a dot there may be a date.
+    r"|0(?P<morning>\d)[:h](?P<morning_minute>[0-5]\d)(?![\d:]|\s?[ap]\.?m\b)"
+    # "16:40", "15h", "15h30". Not "22.15" (money, with a dot), nor one with am or pm.
+    r"|(?P<late>1[3-9]|2[0-3])(?:[:h](?P<late_minute>[0-5]\d)|h(?![a-z]))(?![\d:]|\s?[ap]m\b)"
+    r")",
     re.IGNORECASE,
 )
 
 
-def _twelve(match: re.Match[str]) -> str:
-    hour = int(match["hour"]) - 12
-    minute = match["minute"]
-    said = f"{hour}:{minute} pm" if minute and minute != "00" else f"{hour} pm"
-    return f"{match[0]} ({said})"
+def _said(hour: int, minute: str | None, half: str) -> str:
+    return f"{hour}:{minute} {half}" if minute and minute != "00" else f"{hour} {half}"
 
 
-def with_twelve_hour(text: str) -> str:
-    """The text with each afternoon or evening 24-hour time also given as am/pm."""
-    return _TWENTY_FOUR.sub(_twelve, text)
+def _again(match: re.Match[str]) -> str:
+    if match["late"]:
+        # The form the 24-hour fix was measured with (docs/followups.md).
+        return f"{match[0]} ({_said(int(match['late']) - 12, match['late_minute'], 'pm')})"
+    # Minutes always, as measured: "7pm (time: 7:00 pm)".
+    if match["morning"]:
+        said = f"{int(match['morning'])}:{match['morning_minute']} am"
+    else:
+        said = f"{int(match['hour'])}:{match['minute'] or '00'} {match['half'].casefold()}m"
+    return f"{match[0]} (time: {said})"
+
+
+def with_clock_times(text: str) -> str:
+    """The text with each clock time whose 12-hour reading is sure said again beside it."""
+    return _CLOCK.sub(_again, text)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from assistant.completion import ModelCallError
-from assistant.hours import with_twelve_hour
+from assistant.hours import with_clock_times
 from assistant.llm import MessagesApi
 from assistant.people import is_question
 from assistant.text import Label
@@ -154,7 +154,7 @@ def memory_block(memories: Sequence[str], lookup: Lookup = Lookup.SEARCHED, mean
     # 1.5B model answered from whichever fact stood nearest the question ("When's her
     # birthday?" after Mum got the brother's birthday, listed last, though Mum's was first).
     # "16:40" goes with "(4:40 pm)": the 1.5B model read it as 2:40 PM (assistant/hours.py).
-    lines = [f"- {quoted(with_twelve_hour(text))}" for text in reversed(memories)]
+    lines = [f"- {quoted(with_clock_times(text))}" for text in reversed(memories)]
     return preamble(meant) + "\n<told>\n" + "\n".join(lines) + "\n</told>"
 
 

@@ -13,6 +13,7 @@ from assistant.fake_api import Reply
 from assistant.gates.base import Method
 from assistant.gates.llm import LlmGate
 from assistant.gates.rules import always_gate, never_gate
+from assistant.hours import with_clock_times
 from assistant.offline import SEARCH_FAILED, OfflineResponder
 from assistant.pipeline import MAX_MESSAGE_CHARS, Pipeline
 from assistant.respond import (
@@ -221,11 +222,14 @@ def test_memories_are_quoted_data_beside_the_message_only_on_retrieve(
     assert "jazz" not in body["system"]
 
 
-def test_a_24_hour_time_reaches_the_model_in_12_hour_form_too_and_the_memory_is_unchanged(
+def test_a_clock_time_reaches_the_model_said_again_and_the_memory_is_unchanged(
     fake_api, sdk_client, store, log
 ):
-    # The 1.5B model answered "16:40" as "2:40 PM": the copy it reads says "4:40 pm" too.
-    saved = "Chorizo vet - Dr. Okafor, Wed 22 May 16:40, booster. Bürgeramt 9:10"
+    # The 1.5B model answered "16:40" as "2:40 PM", and "tues 11 feb 9:15am" as "11:15 AM":
+    # the copy it reads says "4:40 pm" and "time: 9:15 am" too. "9:10" may be either.
+    saved = (
+        "Chorizo vet - Dr. Okafor, Wed 22 May 16:40, booster. Bürgeramt 9:10, tues 11 feb 9:15am"
+    )
     store.add(saved, source="typed")
     fake_api.queue(
         Reply(text='{"retrieve": true, "query": "Chorizo vet", "reason": "r"}'),
@@ -234,6 +238,7 @@ def test_a_24_hour_time_reaches_the_model_in_12_hour_form_too_and_the_memory_is_
     turn = model_pipeline(sdk_client, store, log).respond("what time is chorizo's vet?")
     notes, _ = _texts(fake_api.requests[1].body["messages"][-1])
     assert "16:40 (4:40 pm)" in notes and "9:10 (" not in notes
+    assert "9:15am (time: 9:15 am)" in notes
     assert [m.text for m in turn.memories] == [saved]  # shown and kept as the user wrote it
 
 
@@ -263,7 +268,7 @@ def test_history_replays_the_facts_each_reply_used_and_nothing_else(
         assert after["messages"][: len(before["messages"]) - 1] == before["messages"][:-1]
     messages = chats[-1]["messages"]
     first_notes = _texts(messages[0])[0]
-    assert json.dumps(ALEX) in first_notes  # the fact turn 1's reply used, as it was given
+    assert json.dumps(with_clock_times(ALEX)) in first_notes  # turn 1's fact, as it was given
     assert "birthday" not in first_notes  # found beside it, and not what it said
     assert _texts(messages[0])[-1] == "When am I meeting Alex?"
     assert _texts(messages[2]) == ["what's 2+2?"]  # skipped: no note

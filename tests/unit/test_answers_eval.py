@@ -19,6 +19,7 @@ from assistant.eval.answer_report import Row, summarise
 from assistant.eval.answer_score import MemoryTerms
 from assistant.eval.answers import parse_modes, parse_temperature
 from assistant.fake_api import FakeAnthropicServer, Recorded, Reply
+from assistant.hours import with_clock_times
 from assistant.respond import NOTHING_FOUND_NOTE
 from tests.fakes import ListSearch
 
@@ -263,7 +264,7 @@ def test_a_conversation_is_played_with_history_and_only_its_last_turn_scored(
         assert _user_text(answer) == by[("What time?", mode)].earlier_replies[0]
         assert last["role"] == "user"
     # ... and in always mode, the memories that turn was sent come back with it
-    assert ALEX in _user_text(times[1].body["messages"][0])
+    assert with_clock_times(ALEX) in _user_text(times[1].body["messages"][0])
     # every conversation starts afresh: its first turn has no history
     assert all(len(r.body["messages"]) == 1 for r in fake_api.requests if _said(r) == MEETING)
 
