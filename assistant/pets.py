@@ -43,9 +43,9 @@ _OWN_ANIMAL = re.compile(rf"\b(?:my|our)\s+({'|'.join(_ANIMALS)})\b", re.IGNOREC
 # The kind said of one pet where the clause ends: "Praline (the cat, 14 now)", "Pickles
 # (cat)". Not "dog walker Chloé", "Dogs v Hawks" or "nervous with fractious cats.": a word
 # after it, or no "the" or bracket before it, and the kind is no pet of the user's.
-_SINGULAR = sorted({*_KINDS, *(k for k, v in _ALSO.items() if not k.endswith("s"))}, key=len)
+_SINGULAR = sorted({*_KINDS, *(k for k in _ALSO if not k.endswith("s"))}, key=len, reverse=True)
 _KIND_SAID = re.compile(
-    rf"(?:\(\s*|\bthe\s+)({'|'.join(reversed(_SINGULAR))})\b(?=\s*(?:[,;:.)–—-]|$))",
+    rf"(?:\(\s*|\bthe\s+)({'|'.join(_SINGULAR)})\b(?=\s*(?:[,;:.)–—-]|$))",
     re.IGNORECASE,
 )
 # Words of any pet note that say nothing of which pet: the other cat goes to the vet too.

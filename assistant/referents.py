@@ -179,15 +179,10 @@ _TYPED_PERSON = re.compile(
     r"|\b(?:to|gotta|gonna|wanna|must|should|will|ill|i'll|i['’]ll|pls|please)\s+"
     r"(?:ring|call|text|message|email|tell|ask|pay|remind|phone)\s+([a-z][a-z'’-]+)\b"
 )
-_NO_NAME = (
-    FUNCTION_WORDS
-    | NO_ONE
-    | ROLES
-    | SELF
-    | TITLES
-    | NO_OWNERS
-    | frozenset("he him his she her hers they them their theirs it its this that there".split())
-)
+# Words that point back at someone said before.
+PERSON_PRONOUNS = frozenset("he him his she her hers they them their theirs".split())
+ONE_PERSON = frozenset("he him his she her hers".split())
+_NO_NAME = FUNCTION_WORDS | NO_ONE | ROLES | SELF | TITLES | NO_OWNERS | PERSON_PRONOUNS
 
 
 def _typed_person(user: str, said: Said) -> str:
@@ -222,11 +217,6 @@ def _first_named(exchanges: Sequence[Said]) -> str:
             if person:
                 return person
     return ""
-
-
-# Words that point back at someone said before.
-PERSON_PRONOUNS = frozenset("he him his she her hers they them their theirs".split())
-ONE_PERSON = frozenset("he him his she her hers".split())
 
 
 # "what currency do they use in Poland?", "what language do they speak there?": "they" are
