@@ -96,6 +96,8 @@ FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks abo
     "followup_plasterer_test": "followup_plasterer_test",
     "followup_dockworker_test": "followup_dockworker_test",
     "followup_skiinstructor_test": "followup_skiinstructor_test",
+    "followup_vintner_test": "followup_vintner_test",
+    "followup_upholsterer_test": "followup_upholsterer_test",
 }
 
 
@@ -410,7 +412,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "followup_nailtech_test, followup_sysadmin_test, "
                         "followup_roofer_test, followup_curator_test, "
                         "followup_drummer_test, followup_plasterer_test, "
-                        "followup_dockworker_test, followup_skiinstructor_test "
+                        "followup_dockworker_test, followup_skiinstructor_test, "
+                        "followup_vintner_test, followup_upholsterer_test "
                         "(the unseen sets: score them once)")  # fmt: skip
     parser.add_argument("--markdown", type=Path, help="also write the section (and plot) here")
 
