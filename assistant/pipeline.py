@@ -26,9 +26,8 @@ from assistant.gates.conversation import personal_reading
 from assistant.gates.forced import Forced
 from assistant.gates.registry import decide
 from assistant.gates.vocabulary import mentions_of
-from assistant.people import by_their_name
-from assistant.pets import by_its_kind
 from assistant.respond import HistoryItem, Lookup, ReplySource, Responder, TextCallback
+from assistant.search import searched
 from assistant.text import Label
 from assistant.used import reply_used
 from memory.injection import reply_follows, screen
@@ -228,26 +227,6 @@ class Pipeline:
             _log.exception("the follow-up resolver failed; reading the message alone")
             return Resolved(query=message)
 
-    def _search(self, query: str, person: str) -> tuple[tuple[Memory, ...], str]:
-        """The top k for the query, and the query asked again by the person's name, if it was.
-
-        "my son" in the message, "Idris" in the memories: what is stored about him by name
-        fills the places of the top k that the query itself left free (`by_their_name`);
-        "my dog" and "Biscuit (beagle)" likewise (`by_its_kind`).
-        """
-        found = self.store.search(query, k=self.k)
-        texts = [m.text for m in found]
-        named = by_their_name(query, person, texts)
-        pet = "" if named else by_its_kind(query, texts)
-        again = named or pet
-        if not again:
-            return tuple(found), ""
-        # The query's own ranking first: a follow-up keeps only the best two of it. But
-        # not before the pet's own notes: "dog walker Chloé" says "dog" of no pet.
-        more = self.store.search(again, k=self.k)
-        merged = {m.id: m for m in ((*more, *found) if pet else (*found, *more))}
-        return tuple(merged.values())[: self.k], again
-
     def respond(
         self,
         message: str,
@@ -294,7 +273,9 @@ class Pipeline:
         error = None
         if decision.retrieve:
             try:
-                memories, also_searched = self._search(decision.query or message, resolved.person)
+                query = decision.query or message
+                found = searched(self.store, query, message, resolved, said, self.k)
+                memories, also_searched = found
             except Exception as exc:  # noqa: BLE001 - a broken store must not end the chat
                 error = f"memory search failed: {type(exc).__name__}: {exc}"
             before = [t.reply for t in recent[: len(recent) - resolved.turns_back]]
