@@ -98,6 +98,8 @@ FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks abo
     "followup_skiinstructor_test": "followup_skiinstructor_test",
     "followup_vintner_test": "followup_vintner_test",
     "followup_upholsterer_test": "followup_upholsterer_test",
+    "followup_tuktuk_test": "followup_tuktuk_test",
+    "followup_smelter_test": "followup_smelter_test",
 }
 
 
