@@ -100,6 +100,8 @@ FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks abo
     "followup_upholsterer_test": "followup_upholsterer_test",
     "followup_tuktuk_test": "followup_tuktuk_test",
     "followup_smelter_test": "followup_smelter_test",
+    "followup_shearer_test": "followup_shearer_test",
+    "followup_harbourpilot_test": "followup_harbourpilot_test",
 }
 
 
