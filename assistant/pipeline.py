@@ -273,9 +273,9 @@ class Pipeline:
         error = None
         if decision.retrieve:
             try:
-                query = decision.query or message
-                found = searched(self.store, query, message, resolved, said, self.k)
-                memories, also_searched = found
+                memories, also_searched = searched(
+                    self.store, decision.query or message, message, resolved, said, self.k
+                )
             except Exception as exc:  # noqa: BLE001 - a broken store must not end the chat
                 error = f"memory search failed: {type(exc).__name__}: {exc}"
             before = [t.reply for t in recent[: len(recent) - resolved.turns_back]]
