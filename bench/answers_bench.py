@@ -102,6 +102,8 @@ FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks abo
     "followup_smelter_test": "followup_smelter_test",
     "followup_shearer_test": "followup_shearer_test",
     "followup_harbourpilot_test": "followup_harbourpilot_test",
+    "followup_boatbuilder_test": "followup_boatbuilder_test",
+    "followup_cheesemaker_test": "followup_cheesemaker_test",
 }
 
 
