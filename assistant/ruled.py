@@ -40,8 +40,10 @@ _OVER = re.compile(
     rf"(?:{_DETERMINER})?({_WORD})",
     re.IGNORECASE,
 )
-# After "not trace's birthday", another's bare "me mam's" or "lu's" means her birthday.
-_BARE_WHOSE = re.compile(rf"^\W*(?:(?:i mean|me|my|our|his|her)\s+)*{_WORD}['’]s\b(?!\s+{_WORD})")
+# After "not trace's birthday", another's bare "me mam's" or "lu's" means her birthday, and
+# so do "i mean lukas's mum's" and "thinkin bout jess's" (after "forget mama's bday for now"),
+# wherever in the sentence it stands. Not "lily's party": that names a thing of its own.
+_BARE_WHOSE = re.compile(rf"\b{_WORD}['’]s\b(?!\s+{_WORD})(?=\W*$|\W*[,;.!?])")
 # The same said anywhere in a query, "one" and all, to take it out.
 _NOT_SAID = re.compile(
     rf"\b(?:not|no)\s+(?:{_DETERMINER})?({_WORD})"
@@ -69,13 +71,14 @@ def ruled_out(*texts: str) -> set[str]:
     for text in texts:
         for said in _NOT_THE.finditer(text):
             out.update(tokenize(said[1] or said[2] or said[4]))
-            if not _BARE_WHOSE.match(text[said.end() :].lstrip(" ,;:-–—")):
+            if not _BARE_WHOSE.search(text[said.end() :]):
                 out.update(_thing_set_aside(text, said, said[3]))
         for said in _OVER.finditer(text):
             out.update(_thing_set_aside(text, said, said[1]))
         for said in _FORGET.finditer(text):
             out.update(tokenize(said[1]))
-            out.update(_thing_set_aside(text, said, said[2]))
+            if not _BARE_WHOSE.search(text[said.end() :]):
+                out.update(_thing_set_aside(text, said, said[2]))
     return out - ASKED_TERMS - _NOT_A_FACT
 
 
@@ -83,6 +86,13 @@ def _thing_set_aside(text: str, said: re.Match[str], thing: str | None) -> set[s
     """The words of the thing set aside, unless the text speaks of it elsewhere too."""
     rest = set(tokenize(text[: said.start()] + " " + text[said.end() :]))
     return set(tokenize(thing or "")) - rest
+
+
+def _forgot(said: re.Match[str], ruled: set[str]) -> str:
+    """A "forget X's Y for now" cut from a query: Y stays when another's Y is meant."""
+    if not ruled & set(tokenize(said[1])):
+        return said[0]
+    return said[2] if said[2] and not ruled & set(tokenize(said[2])) else ""
 
 
 def without_ruled_out(query: str, ruled: set[str]) -> str:
@@ -102,7 +112,7 @@ def without_ruled_out(query: str, ruled: set[str]) -> str:
         return ""
 
     kept = _NOT_SAID.sub(cut, query)
-    kept = _FORGET.sub(lambda said: "" if ruled & set(tokenize(said[1])) else said[0], kept)
+    kept = _FORGET.sub(lambda said: _forgot(said, ruled), kept)
     # "sam, not marc - the guy": one mark is left where two met, "sam, the guy".
     kept = _MARKS.sub(lambda m: f" {m[1]}" if m[1] in "–—-" else m[1], kept)
     kept = " ".join(kept.replace(" ,", ",").split()).strip(" ,.;:–—-")
