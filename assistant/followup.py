@@ -87,6 +87,13 @@ _BACK_WORDS = 20
 # earlier exchange even when it names the topic in words that exchange never used.
 _GOES_BACK = re.compile(r"^\W*(?:(?:ok|okay|so|anyway|right|alright|but|sorry)\W+)?back to\b", re.I)
 _AGAIN = re.compile(r"\b(?:again|earlier|before|back to|the first|that one)\b", re.IGNORECASE)
+# "now one about my bossy hen, use her name": "her" is the hen the message itself names, not
+# whoever the joke before it spoke of ("use Ollama's name", "use dad's name" after a dad joke).
+_NAMED_HERE = re.compile(
+    r"\b(?:about|for)\s+((?:my|our|the)\s+[^,.;:!?]+?)\s*[,;:.-]?\s*(?:and\s+)?"
+    r"(?:use|put|say|give|include|using|with)\s+(?:his|her|their|its)\s+name\b",
+    re.IGNORECASE,
+)
 
 
 # A question this short with no subject of its own carries on with the last search.
@@ -322,9 +329,15 @@ def resolve(
     pronoun = re.search(r"\b(?:he|him|his|she|her|hers|they|them|their|theirs)\b", message, re.I)
     asked = f"{earlier.user} {earlier.query}"
     own = ""
+    # Said in the message and no one's role: "my bossy hen", "the guy on my crew who does the
+    # engine". The message's own words say whom "her" means, and go to the reply model as such.
+    here = ""
     if pronoun:
         before = message[: pronoun.start()]
         own = person_in(before) or led_by(message, asked, known) or typed_before(before, known)
+        named = _NAMED_HERE.search(message)
+        here = named[1] if named and not own else ""
+        own = own or here
     person = own or referent_person(recent[: len(recent) - back + 1])
     # Names the earlier question did not ask about: "And Aoife's?" after "When's Oisín's
     # birthday?" asks the same of Aoife, even when that turn's memories named her. Only in
@@ -356,7 +369,7 @@ def resolve(
         # "they" also stands for a place or a company ("anything they serve" at Nopa), so
         # only "he" and "she" say for sure that the follow-up asks about one person.
         one = person if pointing(tokens) & ONE_PERSON else ""
-        return Resolved(query, True, back, referent=person, person=one, rewritten=True)
+        return Resolved(query, True, back, referent=person, person=one, rewritten=not here)
     query = f"{about.strip()} {message.strip()}" if referent else message
     own = own_words(message)
     person = asked_about(message, earlier)

@@ -22,7 +22,7 @@ _KINDS = {
         labradoodle beagle terrier staffie staffy collie poodle dachshund pug husky greyhound
         whippet lurcher schnauzer bulldog frenchie alsatian corgi chihuahua rottweiler
         doberman vizsla weimaraner westie yorkie basset bloodhound dalmatian samoyed shiba
-        akita pomeranian bichon cavalier springer cocker sheltie kelpie mastiff ridgeback""",
+        akita pomeranian bichon cavalier springer cocker sheltie kelpie mastiff ridgeback heeler""",
     "cat": f"""cat kitten {_CARE} cattery litter catflap tabby siamese persian ragdoll bengal
         sphynx moggy burmese""",
     # Not "hay" (hay fever), "cage", "tank" or "shell" (the petrol station): other senses.
@@ -91,6 +91,39 @@ def by_its_kind(query: str, memories: Sequence[str]) -> str:
     if any(pet_note(text, kind) and not other_kind(text, kind) for text in memories):
         return ""
     return _cues(kind)
+
+
+def says_kind(text: str, kind: str) -> bool:
+    """True when a text says the kind by its word or a breed ("(blue heeler", "the cat")."""
+    own = _ALSO.get(kind, kind)
+    said = [w.casefold() for w in re.findall(r"[^\W\d_]+", text)]
+    return any(_ALSO.get(w, w) == own for w in said) or kind_named(text) == own
+
+
+# The name opens the note, typed in lower case as often as not, with its kind or its vet
+# next: "sudu the cat only eats…", "chango (my dog, el perro)", "Pamuk = our cat",
+# "biscuit's vet = dr lambert", "Tofu vet - C5 booster".
+_OPENING = re.compile(r"^\W*([^\W\d_][\w'’-]*?)(?:['’]s)?(?=[\s(=:–—-])\s*(.*)$", re.DOTALL)
+_BESIDE = re.compile(r"\(([^)]{0,40})|the\s+(\w+)|[=:–—-]\s*((?:my|our)\s+(?:\w+\s+){0,2}\w+)")
+_CARED = re.compile(r"(?:vet|vets|booster|vaccine|jab|microchip)\b", re.IGNORECASE)
+
+
+def opening_name(note: str, kind: str) -> str:
+    """The word a note about the user's pet of this kind opens on, when it is the pet's name.
+
+    "" unless the kind (or a breed of it) or a vet word comes right after it. The caller
+    says which words are never names.
+    """
+    opens = _OPENING.match(note)
+    if not opens:
+        return ""
+    name, rest = opens[1], opens[2]
+    beside = _BESIDE.match(rest)
+    if beside and says_kind(next(g for g in beside.groups() if g is not None), kind):
+        return name
+    if _CARED.match(rest) and not other_kind(note, kind):
+        return name
+    return ""
 
 
 def own_pet(message: str) -> re.Match[str] | None:

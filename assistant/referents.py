@@ -23,7 +23,15 @@ from assistant.people import (
     typed_name,
     words,
 )
-from assistant.pets import kind_named, other_kind, own_pet, pet_note, pet_words
+from assistant.pets import (
+    kind_named,
+    opening_name,
+    other_kind,
+    own_pet,
+    pet_note,
+    pet_words,
+    says_kind,
+)
 from assistant.ruled import ruled_out, without_ruled_out
 from memory.tokens import tokenize
 
@@ -283,8 +291,8 @@ _SPELT_OUT = {"re": " are", "ve": " have", "ll": " will"}
 # "Our dog is Biscuit", "my cat Mielie (tabby)", "Farm dog is Rusty", "a black lab called
 # Poivre": the note says which name is the pet's.
 _PET_IS = re.compile(
-    r"\b(?:(?:dog|cat|puppy|pup|kitten|rabbit|bunny|hamster|tortoise|turtle|budgie|parrot|pony)"
-    r"\s*(?:is called|is named|is|called|named|,|-|:)?|called|named)\s+([A-Z][\w'’-]+)"
+    r"\b(?:(?i:dog|cat|puppy|pup|kitten|rabbit|bunny|hamster|tortoise|turtle|budgie|parrot|pony)"
+    r"\s*(?:is called|is named|is|called|named|,|-|:|=)?|called|named)\s+([A-Z][\w'’-]+)"
 )
 
 
@@ -295,6 +303,11 @@ def _pet_name(notes: Sequence[str], kind: str) -> str:
         if said and is_name(said.group(1)):
             return said.group(1)
     skip = FUNCTION_WORDS | NO_ONE | TITLES | ROLES
+    for note in notes:
+        name = opening_name(note, kind)
+        mere = name.casefold() in skip or set(tokenize(name)) & pet_words(kind)  # "Booster jab…"
+        if len(name) >= 3 and name.isalpha() and not mere:
+            return name[:1].upper() + name[1:] if name.islower() else name
     said_of_pets = pet_words(kind)
     counts: Counter[str] = Counter()
     for note in notes:
@@ -320,6 +333,13 @@ def _pet_name(notes: Sequence[str], kind: str) -> str:
     return best if counts[best] >= 2 else ""
 
 
+def _of_the_pet(note: str, kind: str) -> bool:
+    """True for a note about the user's pet of this kind, or one that names a pet of it."""
+    said = _PET_IS.search(note)
+    named = bool(said) and says_kind(said[0], kind)
+    return named or pet_note(note, kind) or bool(opening_name(note, kind))
+
+
 def pet_named(message: str, memories: Sequence[str]) -> str:
     """The message with "my dog" as "my dog Chorizo", when notes given name the pet; else "".
 
@@ -330,7 +350,7 @@ def pet_named(message: str, memories: Sequence[str]) -> str:
     if asked is None:
         return ""
     kind = asked.group(1).casefold()
-    name = _pet_name([t for t in memories if pet_note(t, kind)], kind)
+    name = _pet_name([t for t in memories if _of_the_pet(t, kind)], kind)
     if not name or name.casefold() in message.casefold():
         return ""
     # The cat's vet note names the dog too when both go to the vet: "Kluska booster jab".

@@ -681,6 +681,22 @@ def test_an_acronym_is_not_who_a_pronoun_points_at():
     assert "MSc's" not in resolved.query and "supervising" in resolved.query
 
 
+@pytest.mark.parametrize(
+    "joke, message, query",
+    [
+        # Not "dad" of the dad joke, nor a word of its reply: the budgie the message names
+        # (tramdriver set, read after scoring: "use dad's name" found the daughter's note).
+        ("tell me a dad joke", "now one about my budgie, use her name", "my budgie's name"),
+        ("tell me a joke", "now one for my boat, put her name in it", "my boat's name"),
+    ],
+)
+def test_a_pronoun_the_message_itself_explains_points_at_what_it_names(joke, message, query):
+    said = Said(joke, "Why did Dad bring a ladder? Because Ollama said so.")
+    resolved = resolve(message, [said])
+    assert query in resolved.query
+    assert "dad" not in resolved.query.casefold() and "Ollama" not in resolved.query
+
+
 def test_a_word_that_opens_a_sentence_is_not_a_new_name():
     joke = Said("Tell me a dad joke.", "Why did the scarecrow win an award?")
     resolved = resolve("Ha. Now make one about my dog, use his name", [joke])
@@ -1534,8 +1550,18 @@ def test_what_time_is_it_on_a_follow_up_is_told_as_the_time_of_what_was_said(
         # Not only dogs and cats (barista set, read after scoring).
         ("rabbit", ["Mochi is a mini lop, 3 y.o.", "Mochi vet appt thurs 12 dec"], "Mochi"),
         ("tortoise", ["our tortoise is called Jabuti", "Jabuti vet check in may"], "Jabuti"),
-        # The dog's note is no note about the rabbit's name.
-        ("rabbit", ["Mochi vet appt", "Rex the beagle, vet Tuesday", "Rex's vet bill"], ""),
+        # The dog's notes are no notes about the rabbit's name: Rex is the beagle.
+        ("rabbit", ["Mochi vet appt", "Rex the beagle, vet Tuesday", "Rex's vet bill"], "Mochi"),
+        # Typed in lower case, the name opens the note beside its kind or its vet (tuktuk,
+        # vintner, nailtech sets, read after scoring: the joke was about "the cat").
+        ("cat", ["sudu the cat only eats tuna fish biscuits, the blue packet"], "Sudu"),
+        ("dog", ["chango (my dog, el perro) needs antirrabica this nov"], "Chango"),
+        ("dog", ["Nui (blue heeler, 4yo) - vet = Dr Sarah @ Kingsland Vet"], "Nui"),
+        ("rabbit", ["mochi's vet appt thurs 12 dec 10:15am w dr hannah price"], "Mochi"),
+        ("dog", ["Dog = Lupo, black lab mix, 4 yrs. vet is Dr. Perić"], "Lupo"),
+        # Another kind beside the name, or a word that only says what the note is about.
+        ("dog", ["Pamuk = our cat, white female"], ""),
+        ("dog", ["dog vet appt 3pm, Dr Lee"], ""),
     ],
 )
 def test_a_pets_name_is_the_one_its_notes_give_it(kind, notes, name):
