@@ -14,7 +14,7 @@ from assistant.asked import ASKED_FOR, ASKED_TERMS, asked_kinds, holds
 from assistant.followup import Resolved
 from assistant.people import about_person, content_words
 from assistant.referents import pet_named
-from assistant.ruled import ruled_out
+from assistant.ruled import ruled_out, without_ruled_out
 from assistant.used import reply_used
 from memory.records import Memory
 from memory.tokens import tokenize
@@ -48,8 +48,9 @@ def answered_with(
     the `continued` one) is left out (`_not_ruled_out`).
     """
     ruled = ruled_out(continued, message)
-    found = _not_ruled_out(tuple(found), ruled)
-    earlier = _not_ruled_out(tuple(earlier), ruled) if resolved.follow_up else ()
+    meant = set(tokenize(without_ruled_out(f"{continued} {message}", ruled))) - ASKED_TERMS
+    found = _not_ruled_out(tuple(found), ruled, meant)
+    earlier = _not_ruled_out(tuple(earlier), ruled, meant) if resolved.follow_up else ()
     if resolved.person:
         pool = (*found, *earlier)
         hits = about_person([m.text for m in pool], resolved.person)
@@ -82,15 +83,31 @@ def answered_with(
     return tuple(sorted(kept.values(), key=lambda m: -len(own & set(tokenize(m.text)))))
 
 
-def _not_ruled_out(memories: tuple[Memory, ...], ruled: set[str]) -> tuple[Memory, ...]:
+# A note that speaks of what was ruled out stays when it holds this share (and two at least)
+# of the words of what the user does mean: one note can hold both codes.
+_ALSO_MEANT = 0.75
+
+
+def _not_ruled_out(
+    memories: tuple[Memory, ...], ruled: set[str], meant: set[str] = frozenset()
+) -> tuple[Memory, ...]:
     """The memories without those the user ruled out, unless that would leave none.
 
     Sent the GP's and the dentist's appointments for "the GP appt, not the dentist one",
-    then "what time's that?", the 1.5B model answered with the dentist's time.
+    then "what time's that?", the 1.5B model answered with the dentist's time. But "shop
+    locker code 4719, back godown lock 2286" holds what "i need the godown lock code, not
+    the locker one" means too (`meant`: its words bar the ruled-out ones), and stays.
     """
     if not ruled:
         return memories
-    kept = tuple(m for m in memories if not ruled & set(tokenize(m.text)))
+
+    def stays(memory: Memory) -> bool:
+        said = set(tokenize(memory.text))
+        shared = len(meant & said)
+        also = shared >= 2 and shared >= _ALSO_MEANT * len(meant)
+        return not ruled & said or also
+
+    kept = tuple(m for m in memories if stays(m))
     return kept or memories
 
 

@@ -1719,6 +1719,20 @@ def test_the_fact_passed_over_is_not_sent():
     assert sent == (dell,)
 
 
+def test_a_note_that_also_holds_what_the_user_means_is_sent_all_the_same():
+    # Jeweller set, read after scoring: both codes are in one note, so leaving out every
+    # note that speaks of the locker left the godown code out too.
+    both, rate, locker = _memories(
+        "shop locker code 4719, back godown lock 2286. dont write anywhere else!!",
+        "gold rate locked with Modi Bullion on 5 jan: 62,450 per 10g",
+        "staff locker code 1190",
+    )
+    said = [Said("i need the godown lock code, not the locker one", "Noted.", query="godown lock")]
+    resolved = resolve("what is it?", said)
+    sent = answered_with(resolved, (), (locker, both, rate), resolved.query, said[-1].user)
+    assert both in sent and locker not in sent
+
+
 @pytest.mark.parametrize(
     ("message", "searched"),
     [
