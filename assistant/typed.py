@@ -40,13 +40,21 @@ _OPENS_ON_WHO = re.compile(
 )
 
 
+# "what does koro like in his tho?", "where does jayden do his tafe": who a question asks of.
+_ASKS_OF_WHO = re.compile(
+    r"^\W*(?:(?:ok|so|and|but)\W+)*(?:what|when|where|which|how|why)\s+"
+    r"(?:does|did|do|is|was|will|would|can|could|should)\s+([^\W\d_][\w'’-]*)\s+\w"
+)
+
+
 def typed_before(said: str, known: Known) -> str:
     """Who the message types in lower case before its pronoun, that the memories know.
 
     "but bramble's been limping on her back leg" is Bramble's leg, not the cat the last
-    exchange named, and "cerys is with me this wk, anything she cant have" asks about Cerys.
+    exchange named, "cerys is with me this wk, anything she cant have" asks about Cerys,
+    and "what does koro like in his tho?" after a boil-up recipe asks what koro likes.
     """
-    opener = _OPENS_ON_WHO.match(said)
+    opener = _OPENS_ON_WHO.match(said) or _ASKS_OF_WHO.match(said)
     typed = [*typed_owners(said), *([opener.group(1)] if opener else [])]
     typed = [w for w in typed if w.islower() and w not in _NEVER_NAMES]
     return next(iter(known(typed)), "") if known and typed else ""

@@ -917,12 +917,22 @@ def test_a_month_written_short_is_no_one_she_can_be():
         (Said("give me a quick pasta recipe for tonight", "Boil penne; add Parmesan."),
          "cerys is with me this wk, anything she cant have in that?",
          "cerys is with me this wk, anything cerys cant have in that?"),
+        # Whom a question asks of (shearer set, read after scoring: "his" was no one, and
+        # the question was taken for one more about the recipe).
+        (Said("whats a good boil up recipe", "Pork bones, watercress, potatoes…"),
+         "what does koro like in his tho?", "what does koro like in koro's tho?"),
     ],
 )  # fmt: skip
 def test_whom_the_message_itself_types_before_its_pronoun_is_whom_it_means(earlier, message, query):
-    known = {"bramble", "sooty", "cerys"}
+    known = {"bramble", "sooty", "cerys", "koro"}
     resolved = resolve(message, [earlier], known=lambda names: [n for n in names if n in known])
     assert resolved.query == query
+
+
+def test_a_lower_case_word_the_memories_do_not_know_is_no_one_a_question_asks_of():
+    recipe = Said("whats a good boil up recipe", "Pork bones, watercress, potatoes…")
+    resolved = resolve("what does koro like in his tho?", [recipe], known=lambda names: [])
+    assert "koro's" not in resolved.query
 
 
 def test_a_follow_up_goes_past_a_nod():

@@ -166,6 +166,13 @@ def test_a_follow_up_about_someone_the_memories_know_after_a_general_aside_searc
         Judge(retrieves=True), message, recipe, read, recipe[-1], vocabulary=Store(known)
     )
     assert decision.retrieve and "tavita's bday" in decision.query
+    # Whom a question asks of, in lower case: "what does tavita like in his?" searches too.
+    asks = "what does tavita like in his?"
+    read = resolve(asks, recipe, lambda names: [n for n in names if n in known])
+    decision = decide(
+        Judge(retrieves=True), asks, recipe, read, recipe[-1], vocabulary=Store(known)
+    )
+    assert decision.retrieve and "tavita's" in decision.query
     booster = [Said("Moss is due his booster jab isn't he", "Yes, dogs need boosters yearly.")]
     read = resolve("what time?", booster)
     assert decide(Judge(retrieves=True), "what time?", booster, read, booster[-1],
