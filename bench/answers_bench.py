@@ -104,6 +104,8 @@ FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks abo
     "followup_harbourpilot_test": "followup_harbourpilot_test",
     "followup_boatbuilder_test": "followup_boatbuilder_test",
     "followup_cheesemaker_test": "followup_cheesemaker_test",
+    "followup_restorer_test": "followup_restorer_test",
+    "followup_lineman_test": "followup_lineman_test",
 }
 
 
