@@ -335,9 +335,9 @@ def resolve(
     if pronoun:
         before = message[: pronoun.start()]
         own = person_in(before) or led_by(message, asked, known) or typed_before(before, known)
-        named = _NAMED_HERE.search(message)
-        here = named[1] if named and not own else ""
-        own = own or here
+        if not own:
+            named = _NAMED_HERE.search(message)
+            own = here = named[1] if named else ""
     person = own or referent_person(recent[: len(recent) - back + 1])
     # Names the earlier question did not ask about: "And Aoife's?" after "When's Oisín's
     # birthday?" asks the same of Aoife, even when that turn's memories named her. Only in

@@ -303,12 +303,12 @@ def _pet_name(notes: Sequence[str], kind: str) -> str:
         if said and is_name(said.group(1)):
             return said.group(1)
     skip = FUNCTION_WORDS | NO_ONE | TITLES | ROLES
+    said_of_pets = pet_words(kind)
     for note in notes:
         name = opening_name(note, kind)
-        mere = name.casefold() in skip or set(tokenize(name)) & pet_words(kind)  # "Booster jab…"
+        mere = name.casefold() in skip or set(tokenize(name)) & said_of_pets  # "Booster jab…"
         if len(name) >= 3 and name.isalpha() and not mere:
             return name[:1].upper() + name[1:] if name.islower() else name
-    said_of_pets = pet_words(kind)
     counts: Counter[str] = Counter()
     for note in notes:
         said = words(note)
