@@ -338,7 +338,7 @@ def resolve(
         if not own:
             named = _NAMED_HERE.search(message)
             own = here = named[1] if named else ""
-    person = own or referent_person(recent[: len(recent) - back + 1])
+    person = own or referent_person(recent[: len(recent) - back + 1], pronoun[0] if pronoun else "")
     # Names the earlier question did not ask about: "And Aoife's?" after "When's Oisín's
     # birthday?" asks the same of Aoife, even when that turn's memories named her. Only in
     # a few words: "Why did Mike move to Alaska?" is a question of its own.

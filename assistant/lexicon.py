@@ -81,6 +81,24 @@ KIN = {
 }
 
 
+# Who "he" or "she" can be: "what year did he die?" is no one's mama, whatever a note
+# sent before said ("maw-maw (my grandma, daddy's mama)"). Only words that say it for sure.
+FEMALE = frozenset(
+    (KIN["mom"] | KIN["grandma"] | KIN["wife"] | KIN["girlfriend"])
+    | frozenset(
+        """sister daughter aunt auntie aunty niece stepmom stepmum stepdaughter stepsister
+        godmother goddaughter granddaughter landlady fiancee fiancée mrs ms miss""".split()
+    )
+)
+MALE = frozenset(
+    (KIN["dad"] | KIN["grandpa"] | KIN["husband"] | KIN["boyfriend"])
+    | frozenset(
+        """brother son uncle nephew stepdad stepson stepbrother godfather godson grandson
+        mr sir""".split()
+    )
+)
+
+
 # Kin and roles: how people in the user's life are named when not by name. "who's kunal's
 # gf again?" asks for his girlfriend, and "she" is her, not Kunal; "Daddy's sitter" is one
 # person, the sitter.

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from assistant.gates.base import Said
-from assistant.lexicon import FUNCTION_WORDS, NO_ONE, ROLES, SELF, TITLES
+from assistant.lexicon import FEMALE, FUNCTION_WORDS, MALE, NO_ONE, ROLES, SELF, TITLES
 from assistant.people import (
     NO_OWNERS,
     about_person,
@@ -141,35 +141,51 @@ def asked_about(message: str, earlier: Said) -> str:
     return ""
 
 
-def referent_person(recent: Sequence[Said]) -> str:
+def agrees(person: str, pronoun: str) -> bool:
+    """False when a pronoun cannot be the person: "he" is no one's mama, "she" no uncle."""
+    key = pronoun.casefold()
+    other = FEMALE if key in _HE else MALE if key in _SHE else frozenset()
+    told = [w.casefold().removesuffix("'s").rstrip(".") for w in person.split()]
+    return not (told and (told[-1] in other or told[0] in other))
+
+
+_HE = frozenset("he him his".split())
+_SHE = frozenset("she her hers".split())
+
+
+def referent_person(recent: Sequence[Said], pronoun: str = "") -> str:
     """Who a "she" or "their" points at: the newest person named in what was said.
 
     An aside's notes and reply name no one the user meant: "what does she want for it?"
     after "when's Cerys bday" and "need to sort a present" is Cerys, not whoever the
     aside's reply or first note named (Dylan's birthday was found beside hers). An aside
     is an exchange that named no one and was not searched with the words of the one
-    before it ("and evenings?" after "who does morning milking" carries on).
+    before it ("and evenings?" after "who does morning milking" carries on). Whom the
+    pronoun cannot be is passed over (`agrees`).
     """
     asides: list[Said] = []
     for i in range(len(recent) - 1, -1, -1):
         said = recent[i]
-        spelt = (*said.memories, said.assistant)
-        # "sam, not marc - the guy on the pumper": "he" is Sam.
-        user = without_ruled_out(said.user, ruled_out(said.user))
-        answer = (
-            _answer_names(said)
-            or person_in(user)
-            or typed_name(user, spelt)
-            or _typed_owner(user, said)  # "whens julien's bday": "Julien's…" opens notes
-            or _typed_person(user, said)
-        )
+        answer = next((p for p in _named_by(said) if p and agrees(p, pronoun)), "")
         if answer:
             return answer
         if i > 0 and not _searched_on_from(said, recent[i - 1]):
             asides.append(said)
             continue
-        return _first_named([said, *asides])
-    return _first_named(asides)
+        return _first_named([said, *asides], pronoun)
+    return _first_named(asides, pronoun)
+
+
+def _named_by(said: Said) -> Iterator[str]:
+    """Whom an exchange's own words name, surest first; each is worked out only if asked."""
+    spelt = (*said.memories, said.assistant)
+    # "sam, not marc - the guy on the pumper": "he" is Sam.
+    user = without_ruled_out(said.user, ruled_out(said.user))
+    yield _answer_names(said)
+    yield person_in(user)
+    yield typed_name(user, spelt)
+    yield _typed_owner(user, said)  # "whens julien's bday": "Julien's…" opens notes
+    yield _typed_person(user, said)
 
 
 # Where a word typed in lower case stands as someone: "sandeep will bring up the money",
@@ -208,7 +224,7 @@ def _searched_on_from(said: Said, before: Said) -> bool:
     return bool(said.query) and before.user.casefold() in said.query.casefold()
 
 
-def _first_named(exchanges: Sequence[Said]) -> str:
+def _first_named(exchanges: Sequence[Said], pronoun: str = "") -> str:
     """The first person named by an exchange's query, first note or reply, in order.
 
     Or the pet it spoke of, by the name its notes give: "his food" after "how often should
@@ -222,7 +238,7 @@ def _first_named(exchanges: Sequence[Said]) -> str:
             return pet
         for text in (said.query, *said.memories[:1], said.assistant):
             person = person_in(text)
-            if person:
+            if person and agrees(person, pronoun):
                 return person
     return ""
 

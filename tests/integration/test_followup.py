@@ -101,6 +101,31 @@ def test_who_he_is_when_a_role_names_him(earlier, message, query):
     assert resolve(message, [earlier]).query == query
 
 
+@pytest.mark.parametrize(
+    ("earlier", "message", "meant", "not_meant"),
+    [
+        # "he" is no one's mama: the singer the chat was on, not the grandma a note named.
+        (Said("the original one", "Hank Williams.",
+              query="whos the singer of jambalaya on the bayou the original one",
+              memories=("maw-maw (my grandma, daddy's mama) - 112 bayou des cannes rd",)),
+         "what year did he die?", "", "mama"),
+        # "her" is Ingrid, not her boyfriend, whom the question asked for.
+        (Said("ingrid's boyfriend, remind me his name", "Jonas.",
+              query="ingrid's boyfriend, remind me his name",
+              memories=("Ingrid's boyfriend = Jonas, nurse at Ullevål.",)),
+         "whats her address?", "Ingrid", "boyfriend"),
+        # "him" is the son, not his teacher "Miss Dlamini".
+        (Said("Lwazi has early pickup this friday", "Okay.",
+              query="Lwazi has early pickup this friday",
+              memories=("Lwazi (my son) grade R teacher Miss Dlamini. pickup is 12:30",)),
+         "what time do i fetch him", "", "Dlamini"),
+    ],
+)  # fmt: skip
+def test_he_or_she_is_never_someone_the_word_says_is_not(earlier, message, meant, not_meant):
+    query = resolve(message, [earlier]).query
+    assert meant in query and not_meant not in query
+
+
 def test_she_after_a_who_question_is_whom_the_answer_named():
     head = Said(
         "who is the head nurse",
