@@ -106,6 +106,8 @@ FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks abo
     "followup_cheesemaker_test": "followup_cheesemaker_test",
     "followup_restorer_test": "followup_restorer_test",
     "followup_lineman_test": "followup_lineman_test",
+    "followup_toolmaker_test": "followup_toolmaker_test",
+    "followup_tourguide_test": "followup_tourguide_test",
 }
 
 
