@@ -108,6 +108,8 @@ FOLLOW_UP_SETS = {  # conversation set -> the persona whose memories it asks abo
     "followup_lineman_test": "followup_lineman_test",
     "followup_toolmaker_test": "followup_toolmaker_test",
     "followup_tourguide_test": "followup_tourguide_test",
+    "followup_glassblower_test": "followup_glassblower_test",
+    "followup_ropemaker_test": "followup_ropemaker_test",
 }
 
 
