@@ -141,16 +141,16 @@ def asked_about(message: str, earlier: Said) -> str:
     return ""
 
 
+_HE = frozenset("he him his".split())
+_SHE = frozenset("she her hers".split())
+
+
 def agrees(person: str, pronoun: str) -> bool:
     """False when a pronoun cannot be the person: "he" is no one's mama, "she" no uncle."""
     key = pronoun.casefold()
     other = FEMALE if key in _HE else MALE if key in _SHE else frozenset()
     told = [w.casefold().removesuffix("'s").rstrip(".") for w in person.split()]
     return not (told and (told[-1] in other or told[0] in other))
-
-
-_HE = frozenset("he him his".split())
-_SHE = frozenset("she her hers".split())
 
 
 def referent_person(recent: Sequence[Said], pronoun: str = "") -> str:
