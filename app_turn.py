@@ -95,8 +95,6 @@ def render_details(turn: Turn) -> None:
             st.markdown("\n".join(memory_line(m) for m in turn.memories))
         elif turn.decision.retrieve and not turn.withheld:
             st.caption("Searched: nothing scored above the relevance cut-off.")
-        if turn.also_searched:
-            st.caption(f"Also searched by name: “{as_text(turn.also_searched)}”")
         if turn.withheld:
             st.markdown("**Withheld from the reply** (memory is data, never instructions)")
             lines = [f"{memory_line(m)} · *{as_text(m.flag or '')}*" for m in turn.withheld]

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 from assistant.completion import ModelCallError
 from assistant.llm import MessagesApi, json_span
-from assistant.people import ASKS, REQUEST
 from assistant.text import Label
 from memory.facts import NEGATION as _NEGATION
 from memory.injection import instruction_flag
@@ -42,6 +41,21 @@ _REMEMBER = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 # "Remember what I told you…" asks for a memory; it does not state one.
+# A request for help, anywhere in a message: it asks, it states nothing about the user.
+REQUEST = re.compile(
+    r"\b(?:can you|could you|would you|please (?:help|write|tell|explain|fix)|help me)\b",
+    re.IGNORECASE,
+)
+# A message that opens with a command or a question word asks for something: it states
+# nothing about the user ("Tell me a joke", "Plan my weekend", "what's 2+2").
+ASKS = re.compile(
+    r"^\s*(?:please\s+)?(?:tell|write|give|show|explain|make|plan|list|help|find|suggest|"
+    r"recommend|describe|summari[sz]e|translate|create|draft|compose|generate|calculate|"
+    r"compute|convert|compare|name|define|teach|play|sing|draw|imagine|pretend|let'?s|"
+    r"what|what'?s|whats|who|who'?s|when|where|why|how|which|can|could|would|will|should|"
+    r"do|does|did|is|are|was|were|am)\b",
+    re.IGNORECASE,
+)
 _ASKS_TO_RECALL = re.compile(
     r"^\s*(?:what|when|where|who|whom|which|why|how|if|whether)\b", re.IGNORECASE
 )

@@ -17,19 +17,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from assistant.answered import answered_with, carried, meant_of
 from assistant.capture import CaptureMethod, Capturer, CaptureResult
 from assistant.completion import describe_error
-from assistant.followup import RECENT_TURNS, Resolved, resolve
-from assistant.gates.base import Gate, GateDecision, Said
-from assistant.gates.conversation import personal_reading
+from assistant.conversation.reading import Reading, read
+from assistant.conversation.said import RECENT_TURNS, Said
+from assistant.conversation.search import reply_used, searched
+from assistant.gates.base import Gate, GateDecision
 from assistant.gates.forced import Forced
 from assistant.gates.registry import decide
-from assistant.gates.vocabulary import mentions_of
 from assistant.respond import HistoryItem, Lookup, ReplySource, Responder, TextCallback
-from assistant.search import searched
 from assistant.text import Label
-from assistant.used import reply_used
 from memory.injection import reply_follows, screen
 from memory.records import Memory
 
@@ -113,8 +110,7 @@ class Turn:
     reply_cut_short: bool = False  # the reply stopped at the length limit, text and all
     search_error: str | None = None  # the memory search's own failure
     notice: str | None = None  # e.g. the message was cut
-    meant: str = ""  # a follow-up rewritten to stand alone, as the reply model was told
-    also_searched: str = ""  # the query asked again by the name of whom it asks about
+    meant: str = ""  # a follow-up read with the exchange it continues, as the model was told
     variant: Variant = Variant.GATED
     id: int = field(default_factory=lambda: next(_turn_ids))
 
@@ -138,7 +134,7 @@ class Turn:
         return self.reply_error is None or self.reply_cut_short
 
     def said(self) -> Said:
-        """This turn as the follow-up resolver reads it."""
+        """This turn as the next turn's conversation reads it."""
         searched = self.decision.retrieve and self.search_error is None
         return Said(
             user=self.message,
@@ -157,6 +153,11 @@ class Turn:
         used = reply_used([m.text for m in self.memories], self.reply, self.message)
         lookup = Lookup.SKIPPED if searched and not used else self.lookup
         return HistoryItem(self.message, self.reply, used, lookup, self.meant if used else "")
+
+    def used(self) -> tuple[Memory, ...]:
+        """The memories this turn's reply used: what a follow-up of it carries on with."""
+        texts = set(reply_used([m.text for m in self.memories], self.reply, self.message))
+        return tuple(m for m in self.memories if m.text in texts)
 
 
 _log = logging.getLogger(__name__)
@@ -181,7 +182,6 @@ class Pipeline:
         check_reply: bool = True,
         vocabulary: bool = True,
         conversation: bool = True,
-        personal: Callable[[str], float] = personal_reading,
     ) -> None:
         self.gate = gate
         self.store = store
@@ -197,9 +197,9 @@ class Pipeline:
         # A skipped message that names what the user's memories mention retrieves
         # (assistant/gates/vocabulary.py). Off only to measure what it is worth.
         self.vocabulary = vocabulary
-        # A follow-up is read with the last exchanges (assistant/followup.py), and `personal`
-        # reads a message alone past an aside (assistant/asides.py). Off only to measure.
-        self.conversation, self.personal = conversation, personal
+        # A follow-up is read with the last exchanges (assistant/conversation). Off only to
+        # measure what it is worth.
+        self.conversation = conversation
 
     def with_(self, **parts: Any) -> Pipeline:
         """A new pipeline with some parts replaced (gate, responder, capturer, ...)."""
@@ -214,18 +214,8 @@ class Pipeline:
             "check_reply": self.check_reply,
             "vocabulary": self.vocabulary,
             "conversation": self.conversation,
-            "personal": self.personal,
         }
         return Pipeline(**{**current, **parts})
-
-    def _resolve(self, message: str, said: Sequence[Said]) -> Resolved:
-        try:
-            return resolve(message, said, mentions_of(self.store), self.personal)
-        except Exception:  # noqa: BLE001 - a broken resolver must not cost the reply
-            # The message is then read alone, as before follow-ups were resolved; the gate
-            # still decides, and fails open itself.
-            _log.exception("the follow-up resolver failed; reading the message alone")
-            return Resolved(query=message)
 
     def respond(
         self,
@@ -255,12 +245,11 @@ class Pipeline:
         # The last exchanges, for a follow-up ("When's her birthday?") and what it continues.
         recent = [t for t in history if t.reply_usable][-RECENT_TURNS:] if self.conversation else []
         said = [t.said() for t in recent]
-        resolved = self._resolve(message, said)
-        continued = recent[-resolved.turns_back] if resolved.follow_up else None
-        before = said[-resolved.turns_back] if resolved.follow_up else None
+        reading = read(message, said) if said else Reading(message, query=message)
+        continued = recent[-reading.back] if reading.follow_up else None
         judge = Forced(decision) if decision is not None else gate or self.gate
         store = self.store if self.vocabulary else None
-        decision = decide(judge, message, said, resolved, before, vocabulary=store)
+        decision = decide(judge, message, said, reading, vocabulary=store)
         if decision.truncated and notice is None:
             notice = "The gate judged only the start of this long message."
         if on_decision is not None:
@@ -269,19 +258,13 @@ class Pipeline:
 
         memories: tuple[Memory, ...] = ()
         withheld: tuple[Memory, ...] = ()
-        also_searched = ""
         error = None
         if decision.retrieve:
+            carried = continued.used() if continued is not None else ()
             try:
-                memories, also_searched = searched(
-                    self.store, decision.query or message, message, resolved, said, self.k
-                )
+                memories = searched(self.store, decision.query or message, reading, carried, self.k)
             except Exception as exc:  # noqa: BLE001 - a broken store must not end the chat
                 error = f"memory search failed: {type(exc).__name__}: {exc}"
-            before = [t.reply for t in recent[: len(recent) - resolved.turns_back]]
-            earlier = () if continued is None else carried(continued, before)
-            asked = continued.message if continued is not None else ""
-            memories = answered_with(resolved, earlier, memories, message, asked)
         if self.screen_memories:
             memories, withheld = screen(memories)
         after_search = self._clock()
@@ -289,15 +272,11 @@ class Pipeline:
         # `history` is the conversation as the model saw it: one turn per exchange.
         past = [t.history_item() for t in history if t.reply_usable]
         lookup = lookup_of(decision.retrieve, error)
-        # A follow-up rewritten to stand alone tells the model what it meant: "When's her
-        # birthday?" is "When's Mom's birthday?" (the 1.5B model read "she" as whoever a
-        # nearby fact named). Not in the baselines (always, never): they read the message
-        # alone, as the products they stand for do, and their decision has no query_source.
-        read_with_conversation = decision.retrieve and bool(decision.query_source)
-        texts = [m.text for m in memories]
-        meant = (
-            meant_of(message, resolved, texts, read_with_conversation) if decision.retrieve else ""
-        )
+        # A follow-up's facts are introduced with the exchange it continues: "When's her
+        # birthday?" is about "I need a gift idea for Mom" (the 1.5B model read "she" as
+        # whoever a nearby fact named). Not in the baselines (always, never): they read the
+        # message alone, as the products they stand for do, and have no query_source.
+        meant = reading.query if decision.retrieve and decision.query_source else ""
         result = self.responder.reply(
             message, memories, past, on_text=on_text, lookup=lookup, meant=meant
         )
@@ -350,7 +329,6 @@ class Pipeline:
             error=error or result.error,
             reply_error=result.error,
             reply_cut_short=result.cut_short,
-            also_searched=also_searched,
             search_error=error,
             notice=notice,
             meant=meant,

@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from assistant.completion import ModelCallError
 from assistant.hours import with_clock_times
 from assistant.llm import MessagesApi
-from assistant.people import is_question
-from assistant.text import Label
+from assistant.text import Label, is_question
 from memory.records import Memory
 
 if TYPE_CHECKING:

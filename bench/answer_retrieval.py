@@ -1,6 +1,6 @@
 """What the reply model is given, without the model: k, the cut-off and near-duplicates.
 
-For each answer set (training/data/answers), every question is searched as the app
+For each answer set (evaluation/answers), every question is searched as the app
 searches it (the message itself, hybrid score), and the memories that hold a gold answer
 are found by the same matching the answer score uses. Per k and cut-off it prints:
 - memory questions: share whose top k holds a memory with the answer (the reply can be
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-ANSWERS = ROOT / "training" / "data" / "answers"
+ANSWERS = ROOT / "evaluation" / "answers"
 SETS = ("nurse_dev", "founder_dev", "teacher_test")
 KS = (1, 3, 5, 8)
 CUTOFFS = ("default", -1.0)  # the store's cut-off, and none (mem0-style top k)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-ANSWERS = ROOT / "training" / "data" / "answers"
+ANSWERS = ROOT / "evaluation" / "answers"
 LOCOMO = ROOT.parent / "shared" / "eval" / "locomo_memory.json"
 
 ALL_MODES = ("never", "always", "always-no-cutoff", "local", "cascade", "llm")

@@ -17,16 +17,17 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-ANSWERS = Path(__file__).resolve().parent.parent / "training" / "data" / "answers"
+ANSWERS = Path(__file__).resolve().parent.parent / "evaluation" / "answers"
 DEV = ("followup_nurse_dev", "followup_founder_dev")
 
 
 def run() -> dict[str, Any]:
     """Both readings per last turn, timed in the same run."""
     from assistant.config import Settings
+    from assistant.conversation.said import Said
     from assistant.eval.answer_data import read_questions
     from assistant.eval.answers import start_model
-    from assistant.gates.base import Conversation, Said
+    from assistant.gates.base import Conversation
     from assistant.gates.registry import build_gate
 
     model = start_model(Settings(gate_timeout=Settings.from_env().gate_timeout))

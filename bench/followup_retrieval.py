@@ -1,48 +1,162 @@
 """Follow-ups on the retrieval side, without a reply model: what the last turn is given.
 
-Each conversation of the follow-up sets (training/data/answers/followup_*) is played
-through the app's own turn (`Chat.answer`, the local gate, the real store) with the
-offline responder standing in for the reply model, with the conversation resolver on and
-off. For the last turn it prints:
-- memory follow-ups: the share whose memories hold a gold answer (a reply can be right
-  only then), and the share that searched at all;
-- general follow-ups: the share that searched, and memories sent (what can damage a reply);
-- per query option, memory follow-ups whose top k holds the answer, decision aside: the
-  message alone, the message with the turn it continues, and the resolver's query;
-- the local gate's decision time with the resolver, p50 and p95, and the memory
-  follow-ups' search time, p50 (a follow-up is searched once per reading).
+Each conversation of the follow-up sets (evaluation/answers/followup_*) is played through
+the app's own turn (`Chat.answer`, the local gate, the real store) with the offline
+responder standing in for the reply model. Only the last turn is scored. Readings:
 
-    python -m bench followup-retrieval [--sets followup_nurse_dev,followup_founder_dev,...]
+- `alone`: the conversation off, every message read alone (the gate and the search);
+- `joined`: every message after a turn read as a follow-up, joined after the exchange it
+  continues and fused with its other readings (no detection: no rule at all);
+- `mechanism`: the app's own (assistant/conversation): the same, for a message that leans;
+- `without PIECE` (`--without`): the mechanism with one piece taken out (`without`);
+- `rewrite` (`--rewrite`, needs the built-in model): a last turn that follows a turn is
+  rewritten by the model into a standalone question (LangChain's history-aware prompt,
+  one short call), then decided and searched alone as that question, top 3.
+
+Per reading: memory follow-ups whose memories sent hold a gold answer (a reply can be
+right only then), memories sent per memory follow-up, general follow-ups searched and
+memories sent with them, the decision's p50 and p95 ms. Totals are pooled over the sets,
+and split by the sets' language (evaluation/answers/followup_languages.tsv).
+
+    python -m bench followup-retrieval [--sets held-out|unscored|NAME,...]
+        [--readings alone,joined,mechanism] [--without world,named-before,carried,fusion]
+        [--rewrite] [--json PATH]
+    python -m bench followup-retrieval --sets single   # the single-question answer sets
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import statistics
 import tempfile
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from bench.local_model_bench import table_row
 
 ROOT = Path(__file__).resolve().parent.parent
-ANSWERS = ROOT / "training" / "data" / "answers"
+ANSWERS = ROOT / "evaluation" / "answers"
+LANGUAGES = ANSWERS / "followup_languages.tsv"
 DEV_SETS = ("followup_nurse_dev", "followup_founder_dev", "followup_pilot_dev")
 _PERSONA = {"followup_nurse_dev": "nurse_dev", "followup_founder_dev": "founder_dev"}
+# Written after the mechanism of issue 57, for its end-to-end scoring: out of the ablation.
+UNSCORED = (
+    "followup_glassblower_test",
+    "followup_ropemaker_test",
+    "followup_dispatcher_test",
+    "followup_innkeeper_test",
+    "followup_controller_test",
+    "followup_cardiologist_test",
+    "followup_streetcook_test",
+    "followup_photographer_test",
+)
+READINGS = ("alone", "joined", "mechanism")
+SINGLE = ("nurse_dev", "founder_dev", "teacher_test")
+REWRITE_SENT = 3
+# LangChain's history-aware retriever prompt (contextualize_q_system_prompt), as memU asks.
+REWRITE_PROMPT = (
+    "Given a chat history and the latest user question which might reference context in "
+    "the chat history, formulate a standalone question which can be understood without "
+    "the chat history. Do NOT answer the question, just reformulate it if needed and "
+    "otherwise return it as is."
+)
+
+
+def held_out() -> tuple[str, ...]:
+    """The blind follow-up sets scored once before issue 57: the ablation's sets."""
+    names = sorted(
+        p.name.removesuffix("_questions.jsonl")
+        for p in ANSWERS.glob("followup_*_test_questions.jsonl")
+    )
+    return tuple(n for n in names if n not in UNSCORED)
+
+
+def languages() -> dict[str, str]:
+    """Each set's language: "english", or "mixed" when its turns switch to another."""
+    rows = LANGUAGES.read_text(encoding="utf-8").splitlines()[1:]
+    return {r.split("\t")[0]: r.split("\t")[1] for r in rows if r.strip()}
 
 
 def memories_file(name: str) -> Path:
     """The memories a follow-up set is asked over."""
     own = ANSWERS / f"{name}_memories.jsonl"
-    return own if own.exists() else ANSWERS / f"{_PERSONA[name]}_memories.jsonl"
+    persona = _PERSONA.get(name, name.removeprefix("followup_"))
+    return own if own.exists() else ANSWERS / f"{persona}_memories.jsonl"
 
 
-def measure(name: str, tmp: Path) -> dict[str, Any]:
-    """One set's figures, resolver on and off."""
+@contextlib.contextmanager
+def _replaced(module: Any, name: str, value: Any) -> Iterator[None]:
+    """`module.name` is `value` for the block: one piece of the mechanism taken out."""
+    kept = getattr(module, name)
+    setattr(module, name, value)
+    try:
+        yield
+    finally:
+        setattr(module, name, kept)
+
+
+def _query_only(store: Any, query: str, reading: Any, carried: Any, k: int) -> tuple:
+    from assistant.conversation.search import FOLLOW_UP_SENT
+
+    found = tuple(store.search(query, k=k))
+    return found[: min(k, FOLLOW_UP_SENT)] if reading.follow_up else found
+
+
+def without(piece: str) -> contextlib.AbstractContextManager[None]:
+    """The mechanism with one piece taken out, for the ablation (`--without`)."""
+    import assistant.conversation.decision as decision
+    import assistant.conversation.reading as reading
+    import assistant.gates.registry as registry
+    import assistant.pipeline as pipeline
+
+    pieces = {
+        # Every message after a turn is a follow-up: reading `joined`.
+        "detection": lambda: _replaced(reading, "leans", lambda message: True),
+        # A follow-up of a memory exchange that asks the world about it searches too.
+        "world": lambda: _replaced(decision, "asks_the_world", lambda d, m: False),
+        # The exchange a follow-up continues is not read for names the memories mention.
+        "named-before": lambda: _replaced(registry, "named_before", lambda d, e, v: d),
+        # The continued exchange's used memories are not one of the rankings.
+        "carried": lambda: _replaced(pipeline.Turn, "used", lambda self: ()),
+        # A follow-up is searched as its query alone, no other reading fused.
+        "fusion": lambda: _replaced(pipeline, "searched", _query_only),
+    }
+    return pieces[piece]()
+
+
+class Rewriter:
+    """One short call to the built-in model per follow-up: its standalone question."""
+
+    def __init__(self, client: Any, model: str) -> None:
+        self.client, self.model, self.ms = client, model, []
+
+    def __call__(self, history: list[Any], message: str) -> str:
+        from assistant.llm import text_of
+
+        lines = [f"User: {t.gated.message}\nAssistant: {t.gated.reply}" for t in history[-3:]]
+        prompt = f"Chat history:\n{chr(10).join(lines)}\n\nLatest user question: {message}"
+        started = time.perf_counter()
+        response = self.client.messages.create(
+            model=self.model,
+            max_tokens=48,
+            temperature=0,
+            system=REWRITE_PROMPT,
+            messages=[{"role": "user", "content": prompt + "\n\nStandalone question:"}],
+        )
+        self.ms.append((time.perf_counter() - started) * 1000.0)
+        text = text_of(response).strip().strip('"').splitlines()
+        return text[0].strip() if text and text[0].strip() else message
+
+
+def measure(name: str, tmp: Path, readings: tuple[str, ...], rewriter: Rewriter | None) -> dict:
+    """One set's counts per reading."""
     from assistant.chat import Chat, TurnOptions
     from assistant.eval.answer_data import read_memories, read_questions
     from assistant.eval.answer_match import contains
-    from assistant.followup import resolve
     from assistant.gates.local import LocalGate
     from assistant.offline import OfflineResponder
     from assistant.pipeline import Pipeline
@@ -53,117 +167,156 @@ def measure(name: str, tmp: Path) -> dict[str, Any]:
     store.add_records(
         [Memory(i, t, None, "", "imported", {}) for i, t in read_memories(memories_file(name))]
     )
-    questions = [q for q in read_questions(ANSWERS / f"{name}_questions.jsonl") if q.earlier]
+    asked = read_questions(ANSWERS / f"{name}_questions.jsonl")
+    # A single-question set is asked one question at a time: no conversation to read.
+    questions = [q for q in asked if q.earlier] or asked
     gate = LocalGate()
     gate.warm()
+    options = TurnOptions(capture=False)
+
+    def pipeline(**parts: Any) -> Pipeline:
+        return Pipeline(gate=gate, store=store, responder=OfflineResponder(), **parts)
+
     out: dict[str, Any] = {}
-    for conversation in (False, True):
-        pipeline = Pipeline(
-            gate=gate, store=store, responder=OfflineResponder(), conversation=conversation
-        )
-        chat = Chat.fixed(pipeline)
-        held = searched_mem = searched_gen = sent_mem = sent_gen = n_mem = n_gen = 0
-        options: dict[str, int] = {"message alone": 0, "with the turn it continues": 0}
-        options["resolver's query"] = 0
+    plays = [*readings, *(["rewrite"] if rewriter else [])]
+    for reading in plays:
+        chat = Chat.fixed(pipeline(conversation=reading != "alone"))
+        if reading == "rewrite":
+            chat = Chat.fixed(pipeline())
+        alone = Chat.fixed(pipeline(conversation=False, k=REWRITE_SENT))
+        c = {"mem": 0, "given": 0, "sent_mem": 0, "gen": 0, "searched_gen": 0, "sent_gen": 0}
         gate_ms: list[float] = []
-        search_ms: list[float] = []  # memory follow-ups' searches, every reading included
-        for q in questions:
-            history: list[Any] = []
-            for text in q.earlier:
-                history.append(chat.answer(text, history, TurnOptions(capture=False)))
-            gate.encoder().clear_cache()  # time the model, not the cache of the other pass
-            last = chat.answer(q.question, history, TurnOptions(capture=False)).gated
-            gate_ms.append(last.timings.gate_ms)
-            if q.needs_memory:
-                n_mem += 1
-                searched_mem += last.searched
-                if last.searched:
-                    search_ms.append(last.timings.search_ms)
-                sent_mem += len(last.memories)
-                held += any(contains(m.text, a) for m in last.memories for a in q.answers)
-                if conversation:
-                    said = [e.gated.said() for e in history]
-                    queries = {
-                        "message alone": q.question,
-                        "with the turn it continues": f"{q.earlier[-1]} {q.question}",
-                        "resolver's query": resolve(q.question, said, store.mentions).query,
-                    }
-                    for option, query in queries.items():
-                        found = store.search(query, k=pipeline.k)
-                        options[option] += any(
-                            contains(m.text, a) for m in found for a in q.answers
-                        )
-            else:
-                n_gen += 1
-                searched_gen += last.searched
-                sent_gen += len(last.memories)
-        key = "resolver" if conversation else "message alone"
-        out[key] = {
-            "memory_answer_given": round(held / n_mem, 3),
-            "memory_searched": round(searched_mem / n_mem, 3),
-            "general_searched": round(searched_gen / max(n_gen, 1), 3),
-            "memories_per_general": round(sent_gen / max(n_gen, 1), 2),
-            # Memories beside the answer are what the 1.5B model misreads (docs/followups.md).
-            "memories_per_memory": round(sent_mem / n_mem, 2),
-            "gate_p50_ms": round(statistics.median(gate_ms), 1),
-            "gate_p95_ms": round(sorted(gate_ms)[int(0.95 * (len(gate_ms) - 1))], 1),
-            "search_p50_ms": round(statistics.median(search_ms), 1) if search_ms else 0.0,
-            "n_memory": n_mem,
-            "n_general": n_gen,
-        }
-        if conversation:
-            out["query_options"] = {k: round(v / n_mem, 3) for k, v in options.items()}
+        if reading == "joined":
+            patch = without("detection")
+        elif reading.startswith("without "):
+            patch = without(reading.removeprefix("without "))
+        else:
+            patch = contextlib.nullcontext()
+        with patch:
+            for q in questions:
+                history: list[Any] = []
+                for text in q.earlier:
+                    history.append(chat.answer(text, history, options))
+                gate.encoder().clear_cache()  # time the model, not the cache of another pass
+                if reading == "rewrite" and rewriter is not None:
+                    last = alone.answer(rewriter(history, q.question), [], options).gated
+                else:
+                    last = chat.answer(q.question, history, options).gated
+                gate_ms.append(last.timings.gate_ms)
+                if q.needs_memory:
+                    c["mem"] += 1
+                    c["sent_mem"] += len(last.memories)
+                    c["given"] += any(contains(m.text, a) for m in last.memories for a in q.answers)
+                else:
+                    c["gen"] += 1
+                    c["searched_gen"] += last.searched
+                    c["sent_gen"] += len(last.memories)
+        c["gate_ms"] = gate_ms
+        out[reading] = c
     store.close()
     return out
 
 
-def run(sets: tuple[str, ...] = DEV_SETS) -> dict[str, Any]:
-    """Every set's figures, in one temporary folder."""
-    with tempfile.TemporaryDirectory() as tmp:
-        return {name: measure(name, Path(tmp)) for name in sets}
+def totals(results: dict[str, dict], sets: list[str]) -> dict[str, dict[str, Any]]:
+    """Counts pooled over `sets`, per reading, with the shares they make."""
+    out: dict[str, dict[str, Any]] = {}
+    for reading in next(iter(results.values())):
+        s = {k: sum(results[n][reading][k] for n in sets) for k in ("mem", "given", "sent_mem")}
+        s |= {
+            k: sum(results[n][reading][k] for n in sets)
+            for k in ("gen", "searched_gen", "sent_gen")
+        }
+        ms = sorted(m for n in sets for m in results[n][reading]["gate_ms"])
+        s["answer_given"] = round(s["given"] / max(s["mem"], 1), 3)
+        s["sent_per_memory"] = round(s["sent_mem"] / max(s["mem"], 1), 2)
+        s["general_searched"] = round(s["searched_gen"] / max(s["gen"], 1), 3)
+        s["sent_per_general"] = round(s["sent_gen"] / max(s["gen"], 1), 2)
+        s["gate_p50_ms"] = round(statistics.median(ms), 1) if ms else 0.0
+        s["gate_p95_ms"] = round(ms[int(0.95 * (len(ms) - 1))], 1) if ms else 0.0
+        out[reading] = s
+    return out
 
 
-def markdown(results: dict[str, Any]) -> str:
-    """One table per set: the last turn with and without the resolver, and per query."""
-    lines: list[str] = []
-    for name, f in results.items():
-        n_mem, n_gen = f["resolver"]["n_memory"], f["resolver"]["n_general"]
-        lines += [
-            f"**{name}**: {n_mem} memory follow-ups, {n_gen} general follow-ups (local gate, "
-            "offline responder: what the last turn is given, no reply model)",
-            "",
-            "| local gate | memory: answer given | memory: searched | memories per memory "
-            "| general: searched | memories per general | gate p50 ms | gate p95 ms "
-            "| memory search p50 ms |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-        ]
-        for key in ("message alone", "resolver"):
-            r = f[key]
+def run(sets: tuple[str, ...], readings: tuple[str, ...] = READINGS, rewrite: bool = False) -> dict:
+    """Every set's counts, and the totals by language."""
+    results: dict[str, dict] = {}
+    with contextlib.ExitStack() as stack:
+        rewriter = None
+        if rewrite:
+            from assistant.eval.local_server import start_local
+            from assistant.llm import make_client
+
+            model = stack.enter_context(start_local(say=True))
+            rewriter = Rewriter(make_client(model.settings), model.settings.chat_model)
+        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        for name in sets:
+            results[name] = measure(name, tmp, readings, rewriter)
+        lang = languages()
+        groups = {"all": list(sets)}
+        for kind in ("english", "mixed"):
+            groups[kind] = [n for n in sets if lang.get(n) == kind]
+        report = {g: totals(results, names) for g, names in groups.items() if names}
+        if rewriter is not None and rewriter.ms:
+            ms = sorted(rewriter.ms)
+            report["rewrite_ms"] = {
+                "p50": round(statistics.median(ms)),
+                "p95": round(ms[int(0.95 * (len(ms) - 1))]),
+                "calls": len(ms),
+            }
+    return {"sets": results, "totals": report, "groups": {g: len(n) for g, n in groups.items()}}
+
+
+def markdown(results: dict) -> str:
+    """One table: each reading's figures, over all sets, English-only and language-mixed."""
+    lines = [
+        "| sets | reading | memory follow-ups | answer given | memories per memory follow-up "
+        "| general searched | memories per general | decision p50 / p95 ms |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for group, n in results["groups"].items():
+        for reading, t in results["totals"].get(group, {}).items():
             lines.append(
                 table_row(
-                    key,
-                    f"{r['memory_answer_given']:.3f}",
-                    f"{r['memory_searched']:.3f}",
-                    f"{r['memories_per_memory']:.2f}",
-                    f"{r['general_searched']:.3f}",
-                    f"{r['memories_per_general']:.2f}",
-                    r["gate_p50_ms"],
-                    r["gate_p95_ms"],
-                    r["search_p50_ms"],
+                    f"{group} ({n})",
+                    reading,
+                    t["mem"],
+                    f"{t['answer_given']:.3f} ({t['given']})",
+                    f"{t['sent_per_memory']:.2f}",
+                    f"{t['general_searched']:.3f} ({t['searched_gen']}/{t['gen']})",
+                    f"{t['sent_per_general']:.2f}",
+                    f"{t['gate_p50_ms']} / {t['gate_p95_ms']}",
                 )
             )
-        lines += ["", "| query, decision aside | memory answer in top k |", "|---|---:|"]
-        lines += [table_row(option, f"{share:.3f}") for option, share in f["query_options"].items()]
-        lines.append("")
+    if "rewrite_ms" in results["totals"]:
+        r = results["totals"]["rewrite_ms"]
+        lines += [
+            "",
+            f"Model rewrite: p50 {r['p50']} ms, p95 {r['p95']} ms over {r['calls']} calls.",
+        ]
     return "\n".join(lines)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """This benchmark's options (`python -m bench followup-retrieval --help`)."""
-    parser.add_argument("--sets", default=",".join(DEV_SETS))
+    parser.add_argument("--sets", default="held-out", help="held-out, unscored, single, or names")
+    parser.add_argument("--readings", default=",".join(READINGS))
+    parser.add_argument("--rewrite", action="store_true", help="add the model rewrite")
+    parser.add_argument(
+        "--without",
+        default="",
+        help="also play the mechanism without each of: world, named-before, carried, fusion",
+    )
+    parser.add_argument("--json", type=Path, help="also write every count here")
 
 
 def command(args: argparse.Namespace) -> int:
-    """Print one table per set."""
-    print(markdown(run(tuple(args.sets.split(",")))))
+    """Print the table (and write the counts with --json)."""
+    chosen = {"held-out": held_out(), "unscored": UNSCORED, "single": SINGLE}.get(args.sets)
+    sets = chosen or tuple(args.sets.split(","))
+    readings = tuple(r for r in args.readings.split(",") if r)
+    readings += tuple(f"without {p}" for p in args.without.split(",") if p)
+    results = run(sets, readings, args.rewrite)
+    if args.json:
+        args.json.write_text(json.dumps(results), encoding="utf-8")
+    print(markdown(results))
     return 0

@@ -12,7 +12,7 @@ assistant=section)`, then `Said(user=question, assistant=answer)` per earlier ex
 Resolvers, all scored in the same run:
 - `copy`: the question unchanged (what a gate that reads the message alone searches);
 - `concat`: the previous user turn, then the question;
-- `ours`: `assistant.followup.resolve(message, recent).query`, imported only when asked
+- `ours`: `assistant.conversation.reading.read(message, recent).query`, imported only when asked
   for (and skipped with a note by the default run while that module does not exist).
 
 Scores:
@@ -89,7 +89,7 @@ class Rewrite:
 
 @dataclass(frozen=True)
 class _Said:
-    # The baselines' stand-in for assistant.followup.Said: the same two fields they read.
+    # The baselines' stand-in for assistant.conversation.said.Said: the same two fields they read.
     user: str
     assistant: str = ""
 
@@ -135,11 +135,11 @@ def concat_resolver(message: str, recent: Sequence[Any]) -> Rewrite:
 
 
 def ours() -> tuple[Resolve, Callable[..., Any]]:
-    """The project's resolver and its Said record, imported on first use."""
-    from assistant.followup import resolve
-    from assistant.gates.base import Said
+    """The project's reading of a follow-up and its Said record, imported on first use."""
+    from assistant.conversation.reading import read
+    from assistant.conversation.said import Said
 
-    return resolve, Said
+    return read, Said
 
 
 # ---- BLEU-4 -------------------------------------------------------------------------------

@@ -21,7 +21,8 @@ from pathlib import Path
 
 from memory.jsonl import read_jsonl
 
-OUT = Path(__file__).resolve().parent / "data" / "answers" / "gsm8k_general_questions.jsonl"
+ANSWERS = Path(__file__).resolve().parents[1] / "evaluation" / "answers"
+OUT = ANSWERS / "gsm8k_general_questions.jsonl"
 SEED = 20261219
 SIZE = 60
 MAX_STEPS = 2

@@ -36,7 +36,7 @@ SEED = 20241129
 HELDOUT_SHARE = 5  # one template in five
 # The unseen test sets: training rows too close to any of them are dropped.
 FRESH = sorted(DATA_DIR.glob("gate_fresh*_test.jsonl"))
-ANSWER_SETS = sorted((DATA_DIR / "answers").glob("*_questions.jsonl"))
+ANSWER_SETS = sorted((ROOT / "evaluation" / "answers").glob("*_questions.jsonl"))
 CORRECTION_SETS = sorted((DATA_DIR / "corrections").glob("*.jsonl"))
 NEAR_DUPLICATE = 0.88  # cosine at or above which a generated row counts as a copy
 

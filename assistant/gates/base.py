@@ -3,7 +3,7 @@
 Every gate (assistant/gates/*) returns a `GateDecision`, so the UI, the pipeline and the
 evaluations treat them alike. FAIL OPEN means retrieve: a stale memory beats a lost one.
 
-A leaf: it imports nothing from the rest of the project but `assistant.text`.
+A leaf but for two records: `assistant.text`'s labels and the conversation's `Said`.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from assistant.conversation.said import Said
 from assistant.text import Label
 
 MAX_GATE_MESSAGE_CHARS = 4000  # ~1k tokens: enough to judge, bounded cost for huge pastes
@@ -118,29 +119,15 @@ class GateDecision:
 
 
 @dataclass(frozen=True)
-class Said:
-    """One earlier exchange, as a gate that reads the conversation and the resolver read it."""
-
-    user: str
-    assistant: str = ""
-    query: str = ""  # what that turn searched memory for; "" when it skipped
-    memories: tuple[str, ...] = ()  # the memory texts that turn was answered with
-
-    def everything(self) -> str:
-        """All the exchange said: the user's words, its query, the reply and the memories."""
-        return " ".join((self.user, self.query, self.assistant, *self.memories))
-
-
-@dataclass(frozen=True)
 class Conversation:
     """What a gate that reads the conversation is given with a message.
 
-    The message is read with the last exchanges once per turn, by the resolver
-    (assistant/followup.py); every gate in the chain gets that one reading.
+    The message is read with the last exchanges once per turn
+    (assistant/conversation/reading.py); every gate in the chain gets that one reading.
     """
 
     said: tuple[Said, ...]  # the last exchanges, oldest first
-    meant: str  # the message as it reads standing alone ("When's Mom's birthday?")
+    meant: str  # the message as read with the exchange it continues
 
 
 class Gate(Protocol):

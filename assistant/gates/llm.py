@@ -13,12 +13,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from assistant.completion import ModelCallError, ModelError
+from assistant.conversation.said import Said
 from assistant.gates.base import (
     Conversation,
     GateDecision,
     GateMode,
     Method,
-    Said,
     bounded,
     empty_decision,
     model_call_decision,

@@ -16,24 +16,18 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from assistant.followup import Resolved
-from assistant.gates.base import Conversation, GateMode, Method, failed_open_decision
-from assistant.gates.conversation import (
-    asks_the_world,
-    continues_general,
-    in_conversation,
-    switches_in_general,
-)
+from assistant.conversation.decision import in_conversation
+from assistant.conversation.reading import Reading
+from assistant.gates.base import Conversation, GateMode, failed_open_decision
 from assistant.gates.forced import Forced
-from assistant.gates.vocabulary import mentions_of, with_vocabulary
-from assistant.ruled import ruled_out, without_ruled_out
+from assistant.gates.vocabulary import with_vocabulary
 
 if TYPE_CHECKING:
     from assistant.config import Settings
-    from assistant.gates.base import Gate, GateDecision, Said
+    from assistant.conversation.said import Said
+    from assistant.gates.base import Gate, GateDecision
     from memory.corrections import CorrectionBook
     from memory.store import MemoryStore
 
@@ -177,65 +171,50 @@ def _asked(gate: Gate, message: str, conversation: Conversation) -> GateDecision
         return failed_open_decision(gate.name, message, exc)
 
 
+def named_before(decision: GateDecision, earlier: str, vocabulary: MemoryStore) -> GateDecision:
+    """A follow-up's skip, turned to retrieve when the exchange it continues named what the
+    memories mention: "si Ramil di pa nagreremit" then "whats his number nga?"."""
+    return with_vocabulary(decision, earlier, vocabulary)
+
+
 def decide(
     gate: Gate,
     message: str,
     said: Sequence[Said] = (),
-    resolved: Resolved | None = None,
-    continued: Said | None = None,
+    reading: Reading | None = None,
     *,
     vocabulary: MemoryStore | None = None,
 ) -> GateDecision:
     """The decision for one message, the whole chain: never raises.
 
     `gate` is the chosen gate, behind the user's corrections when it judges (`gate_for`),
-    or a `Forced` decision. `said` are the last exchanges (oldest first), `resolved` the
-    message read with them and `continued` the exchange a follow-up continues. The message
-    is read with the conversation once, by the caller: every gate in the chain that reads
-    the conversation gets `resolved.query` as what the message means. With
+    or a `Forced` decision. `said` are the last exchanges (oldest first) and `reading` the
+    message read with them (assistant/conversation/reading.py), once, by the caller. With
     `vocabulary` (the store whose keyword index the rule reads), a judged skip that names
     what the user's memories mention retrieves.
 
     - A forced decision is final: only a retrieve takes the conversation's query.
     - The rule modes (always, never, length) read the message alone: no conversation.
-    - A gate that read the conversation itself (`reads_conversation`) keeps its model's
-      standalone query (`keep_query`). Any other decision to retrieve a follow-up of a
-      general exchange is read with that exchange first (`continues_general`), and so is
-      a switch within a general chain ("and of Wales?", `switches_in_general`).
+    - A follow-up of a general exchange is judged as it reads joined to that exchange
+      ("and in the UK?" after the tallest mountain in Ireland), unless the gate reads the
+      conversation itself (the `llm` gate, which keeps its model's standalone query).
+    - A follow-up of a searched exchange searches too (`in_conversation`).
     """
-    resolved = resolved if resolved is not None else Resolved(query=message)
+    reading = reading if reading is not None else Reading(message, query=message)
     if isinstance(gate, Forced):
         forced = gate.decision
         # A forced re-run still searches with the conversation's words.
-        return in_conversation(forced, resolved, continued) if forced.retrieve else forced
-    # An implicit follow-up is judged on its own words: only a retrieve carries it on.
-    meant = message if resolved.implicit else resolved.query
-    decision = _asked(gate, message, Conversation(tuple(said), meant))
+        return in_conversation(forced, reading) if forced.retrieve else forced
     alone = _reads_message_alone(gate)
-    own = getattr(gate, "reads_conversation", False)
-    # Only a model that read the conversation judged the follow-up with it: the cascade
-    # reads it too, but on the built-in model its decisions are the local gate's.
-    if not (alone or (own and decision.method is Method.MODEL)):
-        known = None if vocabulary is None else mentions_of(vocabulary)
-        decision = continues_general(decision, message, resolved, continued, known)
-        decision = asks_the_world(decision, message, resolved, continued)
-        if not resolved.follow_up:
-            decision = switches_in_general(decision, message, said, known)
+    own = bool(getattr(gate, "reads_conversation", False))
+    continued = reading.continued
+    general = continued is not None and not continued.query
+    asked = reading.query if general and not (alone or own) else message
+    decision = _asked(gate, asked, Conversation(tuple(said), reading.query))
     if vocabulary is not None:
         decision = with_vocabulary(decision, message, vocabulary)
+        if general and not alone and continued is not None:
+            decision = named_before(decision, continued.user, vocabulary)
     if alone:
         return decision
-    decision = in_conversation(decision, resolved, continued, keep_query=own)
-    return _not_searching_what_was_ruled_out(decision, message, continued)
-
-
-def _not_searching_what_was_ruled_out(
-    decision: GateDecision, message: str, continued: Said | None
-) -> GateDecision:
-    """The decision's query without what the user said they do not mean ("not kito, …")."""
-    ruled = ruled_out(message, continued.user if continued is not None else "")
-    if not (decision.retrieve and ruled):
-        return decision
-    asked = decision.query or message
-    query = without_ruled_out(asked, ruled)
-    return decision if query == asked else replace(decision, query=query)
+    return in_conversation(decision, reading, keep_query=own)

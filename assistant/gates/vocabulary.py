@@ -22,8 +22,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from assistant.gates.base import GateDecision, Method
-from assistant.lexicon import KIN, ROLES, SELF
-from assistant.people import NO_OWNERS
+from assistant.text import FUNCTION_WORDS, SELF
 
 if TYPE_CHECKING:
     from memory.store import MemoryStore
@@ -42,9 +41,16 @@ _NOT_THINGS = frozenset(
     """.split()
 )
 _OWNER = re.compile(r"\b([^\W\d_][\w-]+)['’]s\b")
-# Whose "'s" is grammar, time or a role, not a name: "it's", "today's", "the vet's". Kin
-# stays: "amma's birthday", "pai's flat" are someone of the user's when the memories say so.
-_NO_OWNERS = NO_OWNERS | (ROLES - KIN.keys()) | SELF
+# Whose "'s" is grammar or time, not a name: "it's", "today's". Anything else ("amma's
+# birthday", "the vet's") is someone of the user's only when the memories say so.
+_NO_OWNERS = (
+    FUNCTION_WORDS
+    | SELF
+    | frozenset(
+        "who time day date week month year today tomorrow tonight yesterday world everyone "
+        "someone somebody nobody".split()
+    )
+)
 _log = logging.getLogger(__name__)
 
 MAX_DEFINITE_WORDS = 10

@@ -136,8 +136,7 @@ def test_cli_end_to_end_on_the_small_model(tmp_path: Path) -> None:
     assert rows[0]["mode"] == "never"  # never runs first: its replies are world knowledge
 
 
-# A three-turn chain reads its middle turn as a possible aside with the local gate
-# (`personal_reading`, every mode), which loads ONNX: not a unit test.
+# A three-turn chain runs the whole turn (the real store's embeddings): not a unit test.
 def test_each_turn_of_a_longer_chain_gets_every_turn_before_it(
     fake_api: FakeAnthropicServer, sdk_client: Any
 ) -> None:

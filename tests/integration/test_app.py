@@ -164,14 +164,6 @@ def test_offline_local_gate_skips_math_and_retrieves_a_personal_question(
     assert any("offline responder" in c.value for c in bubbles[1].caption)
 
 
-def test_the_details_say_when_someone_was_also_searched_by_name(shared_app: AppTest) -> None:
-    send(shared_app, "When is my partner's birthday?")
-    turn = turns(shared_app)[-1]
-    assert turn.also_searched == "When is Jordan's birthday?"
-    captions = [c.value for c in assistant_messages(shared_app)[-1].expander[0].caption]
-    assert "Also searched by name: “When is Jordan's birthday?”" in captions
-
-
 @pytest.mark.parametrize(("mode", "label"), [("never", "skipped"), ("always", "retrieved")])
 def test_gate_mode_selector_switches_the_gate(shared_app: AppTest, mode: str, label: str) -> None:
     shared_app.segmented_control(key="gate_mode").set_value(mode).run()

@@ -117,16 +117,17 @@ def test_no_import_circle_in_assistant_or_memory() -> None:
 def test_the_gate_contract_and_the_settings_are_leaves() -> None:
     """What every gate and the settings share imports nothing that could import them back."""
     graph = import_graph()
-    assert graph["assistant.gates.base"] <= {"assistant.text"}
+    # The conversation's record is a leaf the gate contract holds, not the other way round.
+    assert graph["assistant.gates.base"] <= {"assistant.text", "assistant.conversation.said"}
+    assert graph["assistant.conversation.said"] == set()
     assert graph["assistant.text"] == set()
     # The gate modes' names, and where the store is (read the same way by the memory CLI).
     assert graph["assistant.config"] <= {"assistant.gates.base", "memory.settings"}
     assert not {m for m in graph["memory.settings"] if m.startswith("assistant.")}
     assert graph["assistant.completion"] <= {"assistant.text"}
-    # The follow-up resolver is a step of the chain, not a user of it.
-    assert not {m for m in graph["assistant.followup"] if m.startswith("assistant.gates.")} - {
-        "assistant.gates.base"
-    }
+    # The follow-up reading is a step of the chain, not a user of it.
+    reading = graph["assistant.conversation.reading"]
+    assert not {m for m in reading if m.startswith("assistant.gates.")}
 
 
 def _memory_imports_of_assistant() -> dict[str, set[str]]:

@@ -15,7 +15,9 @@ def test_names_codes_and_definite_things_are_candidates() -> None:
     assert name_like("What's the startup called?") == ["startup"]
     # Kin typed as whose, in the user's own language: someone when the memories say so.
     assert name_like("nice, now one for amma's birthday") == ["amma"]
-    assert name_like("what time is my dentist's appointment") == []  # a role, not a name
+    # Any other word's "'s" is someone's only when the memories mention it: no role list.
+    assert name_like("what time is my dentist's appointment") == ["dentist"]
+    assert name_like("what's today's date and the world's tallest tree?") == []
 
 
 @pytest.mark.parametrize(

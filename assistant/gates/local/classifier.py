@@ -103,7 +103,7 @@ class LocalGate:
     def decide(self, message: str, conversation: Conversation | None = None) -> GateDecision:
         """Classify the message alone; the reason names the strongest cue and the probability.
 
-        The conversation is the chain's to apply (gates/conversation.py): the classifier
+        The conversation is the chain's to apply (assistant/conversation): the classifier
         was trained and measured on messages that stand alone.
         """
         if not message.strip():
