@@ -154,11 +154,6 @@ class Turn:
         lookup = Lookup.SKIPPED if searched and not used else self.lookup
         return HistoryItem(self.message, self.reply, used, lookup, self.meant if used else "")
 
-    def used(self) -> tuple[Memory, ...]:
-        """The memories this turn's reply used: what a follow-up of it carries on with."""
-        texts = set(reply_used([m.text for m in self.memories], self.reply, self.message))
-        return tuple(m for m in self.memories if m.text in texts)
-
 
 _log = logging.getLogger(__name__)
 
@@ -246,7 +241,6 @@ class Pipeline:
         recent = [t for t in history if t.reply_usable][-RECENT_TURNS:] if self.conversation else []
         said = [t.said() for t in recent]
         reading = read(message, said) if said else Reading(message, query=message)
-        continued = recent[-reading.back] if reading.follow_up else None
         judge = Forced(decision) if decision is not None else gate or self.gate
         store = self.store if self.vocabulary else None
         decision = decide(judge, message, said, reading, vocabulary=store)
@@ -260,9 +254,8 @@ class Pipeline:
         withheld: tuple[Memory, ...] = ()
         error = None
         if decision.retrieve:
-            carried = continued.used() if continued is not None else ()
             try:
-                memories = searched(self.store, decision.query or message, reading, carried, self.k)
+                memories = searched(self.store, decision.query or message, reading, self.k)
             except Exception as exc:  # noqa: BLE001 - a broken store must not end the chat
                 error = f"memory search failed: {type(exc).__name__}: {exc}"
         if self.screen_memories:

@@ -19,7 +19,7 @@ memories sent with them, the decision's p50 and p95 ms. Totals are pooled over t
 and split by the sets' language (evaluation/answers/followup_languages.tsv).
 
     python -m bench followup-retrieval [--sets held-out|unscored|NAME,...]
-        [--readings alone,joined,mechanism] [--without world,named-before,carried,fusion]
+        [--readings alone,joined,mechanism] [--without detection,world,fusion]
         [--rewrite] [--json PATH]
     python -m bench followup-retrieval --sets single   # the single-question answer sets
 """
@@ -99,7 +99,7 @@ def _replaced(module: Any, name: str, value: Any) -> Iterator[None]:
         setattr(module, name, kept)
 
 
-def _query_only(store: Any, query: str, reading: Any, carried: Any, k: int) -> tuple:
+def _query_only(store: Any, query: str, reading: Any, k: int) -> tuple:
     from assistant.conversation.search import FOLLOW_UP_SENT
 
     found = tuple(store.search(query, k=k))
@@ -110,7 +110,6 @@ def without(piece: str) -> contextlib.AbstractContextManager[None]:
     """The mechanism with one piece taken out, for the ablation (`--without`)."""
     import assistant.conversation.decision as decision
     import assistant.conversation.reading as reading
-    import assistant.gates.registry as registry
     import assistant.pipeline as pipeline
 
     pieces = {
@@ -118,10 +117,6 @@ def without(piece: str) -> contextlib.AbstractContextManager[None]:
         "detection": lambda: _replaced(reading, "leans", lambda message: True),
         # A follow-up of a memory exchange that asks the world about it searches too.
         "world": lambda: _replaced(decision, "asks_the_world", lambda d, m: False),
-        # The exchange a follow-up continues is not read for names the memories mention.
-        "named-before": lambda: _replaced(registry, "named_before", lambda d, e, v: d),
-        # The continued exchange's used memories are not one of the rankings.
-        "carried": lambda: _replaced(pipeline.Turn, "used", lambda self: ()),
         # A follow-up is searched as its query alone, no other reading fused.
         "fusion": lambda: _replaced(pipeline, "searched", _query_only),
     }
@@ -304,7 +299,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--without",
         default="",
-        help="also play the mechanism without each of: world, named-before, carried, fusion",
+        help="also play the mechanism without each of: detection, world, fusion",
     )
     parser.add_argument("--json", type=Path, help="also write every count here")
 

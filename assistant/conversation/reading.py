@@ -60,7 +60,7 @@ class Reading:
     query: str  # what it is searched as: the message, or joined after the exchange it continues
     back: int = 0  # 0: it stands alone; 1: it continues the last exchange; 2: the one before
     continued: Said | None = None
-    others: tuple[str, ...] = ()  # the other readings a follow-up is searched as too
+    others: tuple[str, ...] = ()  # the other readings it is searched as too
 
     @property
     def follow_up(self) -> bool:
@@ -78,8 +78,12 @@ class Reading:
 def read(message: str, said: Sequence[Said]) -> Reading:
     """The message read with the last exchanges (oldest first)."""
     recent = list(said)[-RECENT_TURNS:]
-    if not recent or not leans(message):
+    if not recent:
         return Reading(message, query=message)
+    if not leans(message):
+        # Searched as itself; what the conversation was on only fills in behind it.
+        after = (joined(s.query or s.user, message) for s in reversed(recent))
+        return Reading(message, query=message, others=tuple(dict.fromkeys(after)))
     back = next((i for i, s in enumerate(reversed(recent), 1) if s.query), 1)
     continued = recent[-back]
     # A searched exchange's query already holds what it continued ("callum's guitar … is it

@@ -1,13 +1,12 @@
 """How a turn searches memory, and which of its memories the reply used.
 
-A message that stands alone is searched as its query, top k. A follow-up is searched as
-every reading of it (assistant/conversation/reading.py): joined after the exchange it
-continues, alone, and after each other recent exchange. The rankings are fused by
-reciprocal rank, the query's own counted double, with one more ranking: the memories the
-continued exchange's reply used ("What time?" after the Alex dinner keeps that dinner's
-note even when its own search finds nothing). A follow-up is answered with the fused top
-`FOLLOW_UP_SENT`: the 1.5B model reads the one right note better alone than among five.
-No model call; a few more local searches.
+A first message is searched as its query, top k. After a turn, a message is searched as
+every reading of it (assistant/conversation/reading.py): its query (joined after the
+exchange it continues, for a follow-up; itself, otherwise) and each other reading. The
+rankings are fused by reciprocal rank, the query's own counted double: where the readings
+agree its best stays first, and a note only another reading finds can still be sent. A
+follow-up is answered with the fused top `FOLLOW_UP_SENT`: the 1.5B model reads the one
+right note better among three than among five. No model call; a few more local searches.
 """
 
 from __future__ import annotations
@@ -27,17 +26,14 @@ QUERY_WEIGHT = 2.0
 FOLLOW_UP_SENT = 3
 
 
-def searched(
-    store: MemoryStore, query: str, reading: Reading, carried: Sequence[Memory], k: int
-) -> tuple[Memory, ...]:
+def searched(store: MemoryStore, query: str, reading: Reading, k: int) -> tuple[Memory, ...]:
     """The memories a message searched as `query` is answered with."""
     found = tuple(store.search(query, k=k))
-    if not reading.follow_up:
+    if not reading.others:
         return found
     rankings = [(QUERY_WEIGHT, found)]
     rankings += [(1.0, tuple(store.search(text, k=k))) for text in reading.others if text != query]
-    rankings.append((1.0, tuple(carried)))
-    return fused(rankings)[: min(k, FOLLOW_UP_SENT)]
+    return fused(rankings)[: min(k, FOLLOW_UP_SENT) if reading.follow_up else k]
 
 
 def fused(rankings: Sequence[tuple[float, Sequence[Memory]]]) -> tuple[Memory, ...]:

@@ -171,12 +171,6 @@ def _asked(gate: Gate, message: str, conversation: Conversation) -> GateDecision
         return failed_open_decision(gate.name, message, exc)
 
 
-def named_before(decision: GateDecision, earlier: str, vocabulary: MemoryStore) -> GateDecision:
-    """A follow-up's skip, turned to retrieve when the exchange it continues named what the
-    memories mention: "si Ramil di pa nagreremit" then "whats his number nga?"."""
-    return with_vocabulary(decision, earlier, vocabulary)
-
-
 def decide(
     gate: Gate,
     message: str,
@@ -213,8 +207,6 @@ def decide(
     decision = _asked(gate, asked, Conversation(tuple(said), reading.query))
     if vocabulary is not None:
         decision = with_vocabulary(decision, message, vocabulary)
-        if general and not alone and continued is not None:
-            decision = named_before(decision, continued.user, vocabulary)
     if alone:
         return decision
     return in_conversation(decision, reading, keep_query=own)

@@ -14,8 +14,8 @@ def test_the_conversation_gives_follow_ups_their_memory_more_often_than_the_mess
     totals = results["totals"]["all"]
     alone, joined, mechanism = totals["alone"], totals["joined"], totals["mechanism"]
     assert mechanism["answer_given"] >= alone["answer_given"] + 0.2
-    # Reading every message as a follow-up searches general ones; the mechanism does not.
-    assert mechanism["general_searched"] < joined["general_searched"]
-    assert mechanism["general_searched"] <= alone["general_searched"] + 0.15
+    # General follow-ups are not dragged into memory by the conversation.
+    assert mechanism["general_searched"] <= alone["general_searched"]
+    assert mechanism["general_searched"] <= joined["general_searched"]
     table = followup_retrieval.markdown(results)
     assert "| mechanism |" in table and "| joined |" in table

@@ -53,9 +53,11 @@ def test_with_no_earlier_exchange_nothing_is_a_follow_up() -> None:
     assert reading.source == "" and reading.others == ()
 
 
-def test_a_message_that_stands_alone_is_read_alone_after_any_exchange() -> None:
+def test_a_message_that_stands_alone_is_searched_as_itself_with_the_conversation_behind() -> None:
     reading = read("Plan my weekend", [SEARCHED])
-    assert not reading.follow_up and reading.query == "Plan my weekend" and not reading.others
+    assert not reading.follow_up and reading.query == "Plan my weekend" and not reading.source
+    # What the conversation was on only fills in behind its own search.
+    assert reading.others == ("When am I meeting Alex? Plan my weekend",)
 
 
 def test_a_follow_up_is_read_joined_after_the_exchange_it_continues() -> None:

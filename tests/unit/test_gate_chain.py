@@ -129,14 +129,6 @@ def test_a_follow_up_of_a_general_exchange_is_judged_as_it_reads_joined_to_it() 
     assert retrieving.retrieve and retrieving.query == reading.query
 
 
-def test_a_follow_up_of_a_general_exchange_that_named_what_the_memories_mention_searches() -> None:
-    earlier = [Said("si Ramil di pa nagreremit", "Sorry to hear that.")]
-    reading = read("whats his number?", earlier)
-    assert not decide(Judge(), "whats his number?", earlier, reading).retrieve
-    decision = decide(Judge(), "whats his number?", earlier, reading, vocabulary=Store(["Ramil"]))
-    assert decision.retrieve and decision.method is Method.VOCABULARY
-
-
 def test_a_follow_up_of_a_searched_exchange_searches_as_its_reading() -> None:
     decision = decide(Judge(), FOLLOW_UP, *_follow_up())
     assert decision.retrieve and decision.query == f"meeting Alex {FOLLOW_UP}"
