@@ -6,10 +6,11 @@ short question with no verb of its own ("what time?", "which doctor?"). Nothing 
 read: no names, roles, kin or words of another language, so it holds for any user's notes.
 
 A message that leans continues the newest of the last three exchanges that searched memory
-("what time again?" after an aside still means the dinner), or else the last one. It is then
-read joined after that exchange, as Zep and LangChain's concatenation read a follow-up, and
-after each other exchange too: the search fuses every reading (assistant/conversation/search.py).
-A message that does not lean is read alone: "Plan my weekend" is searched as itself.
+("what time again?" after an aside still means the dinner), or else the last one. Its query
+is the message joined after that exchange, as Zep and LangChain's concatenation read a
+follow-up. A message that does not lean is its own query: "Plan my weekend" is searched as
+itself. Either way, after a turn the message is also read joined after each of the last
+exchanges, and the search fuses every reading (assistant/conversation/search.py).
 """
 
 from __future__ import annotations
