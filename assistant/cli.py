@@ -4,6 +4,7 @@ memory-gate demo [--port 8501]     start the chat on http://127.0.0.1:8501
 memory-gate memory --help          add, search, list, delete, seed-demo, import, export,
                                    corrections
 memory-gate eval --help            recall@k and gate accuracy on labelled data
+memory-gate talk check [FILE]      rehearse a talk: does every beat get the decision it expects?
 """
 
 from __future__ import annotations
@@ -76,11 +77,21 @@ def _eval(argv: list[str]) -> int:
     return main(argv)
 
 
+def _talk(argv: list[str]) -> int:
+    from assistant.talk import check
+
+    if argv[:1] != ["check"]:
+        print("usage: memory-gate talk check [FILE] [--gate MODE]", file=sys.stderr)
+        return 2
+    return check(argv[1:])
+
+
 # name -> (what it does, handler of the remaining arguments)
 COMMANDS: dict[str, tuple[str, Callable[[list[str]], int]]] = {
     "demo": ("start the Streamlit demo on 127.0.0.1", _demo),
     "memory": ("manage the memory store (python -m memory)", _memory),
     "eval": ("run an evaluation (python -m assistant.eval)", _eval),
+    "talk": ("rehearse a talk file (talk check FILE)", _talk),
 }
 
 

@@ -106,8 +106,16 @@ def _query_only(store: Any, query: str, reading: Any, k: int) -> tuple:
     return found[: min(k, FOLLOW_UP_SENT)] if reading.follow_up else found
 
 
-def without(piece: str) -> contextlib.AbstractContextManager[None]:
-    """The mechanism with one piece taken out, for the ablation (`--without`)."""
+def without(pieces: str) -> contextlib.AbstractContextManager[None]:
+    """The mechanism with pieces taken out ("world", "detection+world"), for the ablation."""
+    stack = contextlib.ExitStack()
+    for piece in pieces.split("+"):
+        stack.enter_context(_without(piece))
+    return stack
+
+
+def _without(piece: str) -> contextlib.AbstractContextManager[None]:
+    """The mechanism with one piece taken out."""
     import assistant.conversation.decision as decision
     import assistant.conversation.reading as reading
     import assistant.pipeline as pipeline
@@ -299,7 +307,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--without",
         default="",
-        help="also play the mechanism without each of: detection, world, fusion",
+        help="also play the mechanism without each of: detection, world, fusion (or a+b)",
     )
     parser.add_argument("--json", type=Path, help="also write every count here")
 

@@ -1,0 +1,191 @@
+"""A talk: a fixed story told live, one beat a line, and its rehearsal without a browser.
+
+A talk file is JSON Lines, one beat a line:
+
+    {"say": "What's 2+2?", "expect": "skip", "note": "General knowledge: no search."}
+
+- `say` (required): the message, sent as if typed;
+- `expect`: "retrieve" or "skip", the decision the slides promise;
+- `note`: what the presenter tells the room at that beat;
+- `compare`: true to answer the beat beside its always-retrieve twin (compare mode).
+
+Blank lines are skipped. Anything else is an error that names the file and the line: a
+misspelt field must not let a rehearsal pass. A surprise on stage is the failure a talk
+exists to avoid, so `rehearse` plays the beats through the app's own chat (the same gate
+chain and pipeline, capture off) and says which beats would surprise.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assistant.chat import Chat, Exchange
+
+EXPECTS = ("retrieve", "skip")
+FIELDS = ("say", "expect", "note", "compare")
+DEFAULT_TALK = Path(__file__).resolve().parent / "data" / "default_talk.jsonl"
+
+
+class TalkError(ValueError):
+    """A talk file that cannot be played: which file, which line, what is wrong."""
+
+
+@dataclass(frozen=True)
+class Beat:
+    """One beat of a talk: a message, the decision it should get, the presenter's note."""
+
+    number: int
+    line: int
+    say: str
+    expect: str | None = None
+    note: str = ""
+    compare: bool = False
+
+
+def _beat(row: object, number: int, line: int) -> Beat:
+    """One line's beat; TalkError says what is wrong with it."""
+    if not isinstance(row, dict):
+        raise TalkError(f"line {line}: a beat is a JSON object, not {type(row).__name__}")
+    unknown = sorted(set(row) - set(FIELDS))
+    if unknown:
+        raise TalkError(f"line {line}: unknown field {unknown[0]!r} (fields: {', '.join(FIELDS)})")
+    say = row.get("say")
+    if not isinstance(say, str) or not say.strip():
+        raise TalkError(f'line {line}: "say" is required: the message, as text')
+    expect = row.get("expect")
+    if expect is not None and expect not in EXPECTS:
+        raise TalkError(f'line {line}: "expect" is "retrieve" or "skip", not {expect!r}')
+    note = row.get("note", "")
+    if not isinstance(note, str):
+        raise TalkError(f'line {line}: "note" is text')
+    compare = row.get("compare", False)
+    if not isinstance(compare, bool):
+        raise TalkError(f'line {line}: "compare" is true or false')
+    return Beat(number, line, say.strip(), expect, note.strip(), compare)
+
+
+def read_talk(path: Path) -> tuple[Beat, ...]:
+    """The beats of a talk file, in order; TalkError names the file and the line at fault."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TalkError(f"{path}: cannot read it ({exc.__class__.__name__}: {exc})") from exc
+    beats: list[Beat] = []
+    for line, raw in enumerate(text.splitlines(), 1):
+        if not raw.strip():
+            continue
+        try:
+            row = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise TalkError(f"{path}, line {line}: not JSON ({exc.msg})") from exc
+        try:
+            beats.append(_beat(row, len(beats) + 1, line))
+        except TalkError as exc:
+            raise TalkError(f"{path}, {exc}") from exc
+    if not beats:
+        raise TalkError(f'{path}: no beats (one JSON object a line, each with a "say")')
+    return tuple(beats)
+
+
+@dataclass(frozen=True)
+class Rehearsed:
+    """What one beat got in a rehearsal."""
+
+    beat: Beat
+    decision: str  # "retrieve" (failing open included) or "skip"
+    query: str
+    gate_ms: float
+    first_token_ms: float | None
+
+    @property
+    def surprise(self) -> bool:
+        """True when the beat promised a decision and got the other one."""
+        return self.beat.expect is not None and self.beat.expect != self.decision
+
+
+def rehearse(
+    chat: Chat,
+    beats: Sequence[Beat],
+    gate_mode: str | None = None,
+    on_beat: Callable[[Rehearsed], None] | None = None,
+) -> list[Rehearsed]:
+    """Play the beats in order as one conversation, as the app would; capture stays off."""
+    from assistant.chat import TurnOptions
+
+    history: list[Exchange] = []
+    out: list[Rehearsed] = []
+    for beat in beats:
+        options = TurnOptions(gate_mode=gate_mode, capture=False, compare=beat.compare)
+        exchange = chat.answer(beat.say, history, options)
+        history.append(exchange)
+        turn = exchange.gated
+        played = Rehearsed(
+            beat,
+            "retrieve" if turn.decision.retrieve else "skip",
+            turn.decision.query if turn.decision.retrieve else "",
+            turn.timings.gate_ms,
+            turn.timings.first_token_ms,
+        )
+        out.append(played)
+        if on_beat is not None:
+            on_beat(played)
+    return out
+
+
+def beat_line(played: Rehearsed, total: int) -> str:
+    """One line of a rehearsal: decision, expected, query, gate ms, first-token ms."""
+    beat = played.beat
+    mark = "SURPRISE" if played.surprise else ("ok" if beat.expect else "-")
+    first = "-" if played.first_token_ms is None else f"{played.first_token_ms:,.0f} ms"
+    query = f' query "{played.query}"' if played.query else ""
+    return (
+        f"{beat.number}/{total} {mark:<8} {played.decision:<8} expected {beat.expect or '-':<8} "
+        f"gate {played.gate_ms:,.1f} ms · first token {first} · {beat.say!r}{query}"
+    )
+
+
+def check(argv: list[str]) -> int:
+    """`memory-gate talk check FILE`: 0 when every beat got what it expects, 1 if not, 2 on
+    a file that cannot be played (nothing is played then)."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(
+        prog="memory-gate talk check",
+        description="Rehearse a talk without a browser: play its beats through the app's "
+        "chat, gate chain and pipeline, on the app's settings, with capture off.",
+    )
+    parser.add_argument("file", type=Path, nargs="?", default=DEFAULT_TALK)
+    parser.add_argument("--gate", help="the gate mode (default: the app's)")
+    args = parser.parse_args(argv)
+    try:
+        beats = read_talk(args.file)
+    except TalkError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    from assistant.factory import build_assistant
+
+    assistant = build_assistant()
+    try:
+        assistant.wait_for_model(timeout=300)
+        played = rehearse(
+            assistant.chat,
+            beats,
+            args.gate,
+            on_beat=lambda p: print(beat_line(p, len(beats)), flush=True),
+        )
+    finally:
+        assistant.close()
+    surprises = [p.beat for p in played if p.surprise]
+    if surprises:
+        named = ", ".join(f"{b.number} (line {b.line}, expected {b.expect})" for b in surprises)
+        print(f"{len(surprises)} of {len(beats)} beats would surprise: {named}")
+        return 1
+    expected = sum(1 for b in beats if b.expect)
+    print(f"all {expected} beats with an expect got it ({len(beats)} beats)")
+    return 0
