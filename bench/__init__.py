@@ -19,7 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "local-model": ("bench.local_model_bench", "the built-in model: gates and replies"),
     "llm-gate": ("bench.llm_gate_bench", "the LLM gate on the built-in model: grammar, cascade"),
     "answers": ("bench.answers_bench", "replies per gate mode: right, damaged, first token"),
-    "followups": ("bench.followup_bench", "conversations: last turns, resolver, CANARD"),
+    "followups": ("bench.followup_bench", "conversations: last turns, the mechanism, CANARD"),
     "followup-retrieval": ("bench.followup_retrieval", "what a follow-up is given, no model"),
     "followup-ceiling": ("bench.followup_ceiling", "follow-ups sent only the right notes"),
     "followup-llm-cost": ("bench.followup_llm_cost", "the LLM gate reading the conversation"),

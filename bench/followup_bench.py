@@ -3,9 +3,9 @@
 Three measurements, one section of `make bench`:
 - answers on the built-in model, last turns of our follow-up dev sets, per mode
   (`bench/answers_bench.py`, the same turn as the app's: `Chat.answer` with history);
-- what the last turn is given, without a reply model, resolver on and off, and the local
-  gate's decision time with it (`bench/followup_retrieval.py`);
-- the resolver's rewrites against CANARD's human rewrites (`bench/rewrite_bench.py`).
+- what the last turn is given, without a reply model, the conversation off, joined, and
+  the mechanism, and the decision's time (`bench/followup_retrieval.py`);
+- the mechanism's reading against CANARD's human rewrites (`bench/rewrite_bench.py`).
 
     python -m bench followups [--quick]
 
@@ -54,7 +54,7 @@ def markdown(results: dict[str, Any], plots: Path) -> str:
             "What the last turn is given, without a model (`python -m bench followup-retrieval`):",
             "",
             followup_retrieval.markdown(results["retrieval"]),
-            "The resolver on CANARD (`python -m bench rewrite`):",
+            "The mechanism's reading on CANARD (`python -m bench rewrite`):",
             "",
             rewrite_bench.markdown(results["rewrite"]),
         ]

@@ -240,7 +240,9 @@ def totals(results: dict[str, dict], sets: list[str]) -> dict[str, dict[str, Any
     return out
 
 
-def run(sets: tuple[str, ...], readings: tuple[str, ...] = READINGS, rewrite: bool = False) -> dict:
+def run(
+    sets: tuple[str, ...] = DEV_SETS, readings: tuple[str, ...] = READINGS, rewrite: bool = False
+) -> dict:
     """Every set's counts, and the totals by language."""
     results: dict[str, dict] = {}
     with contextlib.ExitStack() as stack:

@@ -35,7 +35,7 @@ SECTIONS: list[tuple[str, str, str]] = [
     ("Real local model", "local-model", "Qwen2.5 1.5B in llama.cpp: gates, replies"),
     ("The LLM gate on the built-in model", "llm-gate", "grammar, warm, cascade"),
     ("Answers", "answers", "replies per gate mode: right, damaged, first token"),
-    ("Follow-ups", "followups", "conversations: last turns right, resolver, CANARD"),
+    ("Follow-ups", "followups", "conversations: last turns right, the mechanism, CANARD"),
     ("Compare mode", "compare", "twins in own slots: first-token ratio"),
     ("Injection: memory is data", "injection", "attack success, defences off / on"),
     ("Time to a first real answer", "first-answer", "make demo on a fresh clone (full)"),
