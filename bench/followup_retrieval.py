@@ -146,7 +146,7 @@ class Rewriter:
         response = self.client.messages.create(
             model=self.model,
             max_tokens=48,
-            temperature=0,
+            extra_body={"temperature": 0},  # greedy; the 2.x SDK takes it in the body
             system=REWRITE_PROMPT,
             messages=[{"role": "user", "content": prompt + "\n\nStandalone question:"}],
         )
