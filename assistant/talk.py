@@ -17,11 +17,12 @@ chain and pipeline, capture off) and says which beats would surprise.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from memory.jsonl import JsonlError, read_jsonl
 
 if TYPE_CHECKING:
     from assistant.chat import Chat, Exchange
@@ -47,10 +48,8 @@ class Beat:
     compare: bool = False
 
 
-def _beat(row: object, number: int, line: int) -> Beat:
+def _beat(row: dict, number: int, line: int) -> Beat:
     """One line's beat; TalkError says what is wrong with it."""
-    if not isinstance(row, dict):
-        raise TalkError(f"line {line}: a beat is a JSON object, not {type(row).__name__}")
     unknown = sorted(set(row) - set(FIELDS))
     if unknown:
         raise TalkError(f"line {line}: unknown field {unknown[0]!r} (fields: {', '.join(FIELDS)})")
@@ -71,22 +70,17 @@ def _beat(row: object, number: int, line: int) -> Beat:
 
 def read_talk(path: Path) -> tuple[Beat, ...]:
     """The beats of a talk file, in order; TalkError names the file and the line at fault."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TalkError(f"{path}: cannot read it ({exc.__class__.__name__}: {exc})") from exc
     beats: list[Beat] = []
-    for line, raw in enumerate(text.splitlines(), 1):
-        if not raw.strip():
-            continue
-        try:
-            row = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise TalkError(f"{path}, line {line}: not JSON ({exc.msg})") from exc
-        try:
-            beats.append(_beat(row, len(beats) + 1, line))
-        except TalkError as exc:
-            raise TalkError(f"{path}, {exc}") from exc
+    try:
+        for line, row in read_jsonl(path):
+            try:
+                beats.append(_beat(row, len(beats) + 1, line))
+            except TalkError as exc:
+                raise TalkError(f"{path}, {exc}") from None
+    except JsonlError as exc:
+        raise TalkError(str(exc)) from None
+    except OSError as exc:
+        raise TalkError(f"{path}: cannot read it ({exc.__class__.__name__}: {exc})") from None
     if not beats:
         raise TalkError(f'{path}: no beats (one JSON object a line, each with a "say")')
     return tuple(beats)

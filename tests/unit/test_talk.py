@@ -31,7 +31,7 @@ def test_a_talk_is_one_beat_a_line_in_order(tmp_path) -> None:
 @pytest.mark.parametrize(
     ("line", "says"),
     [
-        ('{"say": "hi"', "not JSON"),
+        ('{"say": "hi"', "not valid JSON"),
         ('["say", "hi"]', "JSON object"),
         ('{"expect": "skip"}', '"say" is required'),
         ('{"say": "   "}', '"say" is required'),
