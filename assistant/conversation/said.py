@@ -19,7 +19,3 @@ class Said:
     assistant: str = ""
     query: str = ""  # what that turn searched memory for; "" when it skipped
     memories: tuple[str, ...] = ()  # the memory texts that turn was answered with
-
-    def everything(self) -> str:
-        """All the exchange said: the user's words, its query, the reply and the memories."""
-        return " ".join((self.user, self.query, self.assistant, *self.memories))

@@ -61,9 +61,9 @@ MAX_WORDS = 15  # a longer message brings its own material (a word problem names
 ASKS_ABOUT = (Method.LOCAL, Method.MODEL, Method.CONVERSATION)
 
 
-def name_like(message: str, things: bool = True) -> list[str]:
-    """Words of a short message that may name something of the user's: names and codes,
-    and with `things` the nouns it says "the" of ("the company")."""
+def name_like(message: str) -> list[str]:
+    """Words of a short message that may name something of the user's: names, codes, and
+    the nouns it says "the" of ("the company")."""
     if len(message.split()) > MAX_WORDS:
         return []
     # A capitalised word that opens a sentence is grammar, not a name ("Which", "Four").
@@ -78,7 +78,7 @@ def name_like(message: str, things: bool = True) -> list[str]:
     out += _CODE.findall(message)
     # "where's tomás's futsal": a name typed in lower case, known by the "'s" it owns.
     out += [w for w in _OWNER.findall(message) if w.islower() and w not in _NO_OWNERS]
-    if things and len(message.split()) <= MAX_DEFINITE_WORDS:
+    if len(message.split()) <= MAX_DEFINITE_WORDS:
         # "the company", "the flat", "the seed": a short question about a thing it takes
         # for known. Only a thing this user's memories talk about counts (see `mentions`).
         out += [w for w in _DEFINITE.findall(message) if w.lower() not in _NOT_THINGS]
@@ -109,8 +109,7 @@ def with_vocabulary(decision: GateDecision, message: str, store: MemoryStore) ->
 def mentions_of(store: MemoryStore) -> Callable[[list[str]], list[str]]:
     """The store's `mentions`; a store that cannot be read mentions nothing.
 
-    The follow-up resolver and the conversation step read it as an extra signal: a message
-    is then read without it, never left undecided.
+    It is an extra signal: a message is then decided without it, never left undecided.
     """
 
     def mentions(words: list[str]) -> list[str]:
