@@ -53,6 +53,10 @@ UNSCORED = (
     "followup_cardiologist_test",
     "followup_streetcook_test",
     "followup_photographer_test",
+    "followup_craneop_test",
+    "followup_stenographer_test",
+    "followup_batikmaker_test",
+    "followup_confectioner_test",
 )
 READINGS = ("alone", "joined", "mechanism")
 SINGLE = ("nurse_dev", "founder_dev", "teacher_test")
@@ -187,7 +191,8 @@ def measure(name: str, tmp: Path, readings: tuple[str, ...], rewriter: Rewriter 
         if reading == "rewrite":
             chat = Chat.fixed(pipeline())
         alone = Chat.fixed(pipeline(conversation=False, k=REWRITE_SENT))
-        c = {"mem": 0, "given": 0, "sent_mem": 0, "gen": 0, "searched_gen": 0, "sent_gen": 0}
+        c = {"mem": 0, "given": 0, "first": 0, "top2": 0, "sent_mem": 0}
+        c |= {"gen": 0, "searched_gen": 0, "sent_gen": 0}
         gate_ms: list[float] = []
         if reading == "joined":
             patch = without("detection")
@@ -209,7 +214,11 @@ def measure(name: str, tmp: Path, readings: tuple[str, ...], rewriter: Rewriter 
                 if q.needs_memory:
                     c["mem"] += 1
                     c["sent_mem"] += len(last.memories)
-                    c["given"] += any(contains(m.text, a) for m in last.memories for a in q.answers)
+                    answering = [any(contains(m.text, a) for a in q.answers) for m in last.memories]
+                    c["given"] += any(answering)
+                    # Where the answering note stands: what sending fewer notes would keep.
+                    c["first"] += any(answering[:1])
+                    c["top2"] += any(answering[:2])
                 else:
                     c["gen"] += 1
                     c["searched_gen"] += last.searched
@@ -224,13 +233,16 @@ def totals(results: dict[str, dict], sets: list[str]) -> dict[str, dict[str, Any
     """Counts pooled over `sets`, per reading, with the shares they make."""
     out: dict[str, dict[str, Any]] = {}
     for reading in next(iter(results.values())):
-        s = {k: sum(results[n][reading][k] for n in sets) for k in ("mem", "given", "sent_mem")}
+        counted = ("mem", "given", "first", "top2", "sent_mem")
+        s = {k: sum(results[n][reading].get(k, 0) for n in sets) for k in counted}
         s |= {
             k: sum(results[n][reading][k] for n in sets)
             for k in ("gen", "searched_gen", "sent_gen")
         }
         ms = sorted(m for n in sets for m in results[n][reading]["gate_ms"])
         s["answer_given"] = round(s["given"] / max(s["mem"], 1), 3)
+        s["answer_first"] = round(s["first"] / max(s["mem"], 1), 3)
+        s["answer_top2"] = round(s["top2"] / max(s["mem"], 1), 3)
         s["sent_per_memory"] = round(s["sent_mem"] / max(s["mem"], 1), 2)
         s["general_searched"] = round(s["searched_gen"] / max(s["gen"], 1), 3)
         s["sent_per_general"] = round(s["sent_gen"] / max(s["gen"], 1), 2)
@@ -274,9 +286,10 @@ def run(
 def markdown(results: dict) -> str:
     """One table: each reading's figures, over all sets, English-only and language-mixed."""
     lines = [
-        "| sets | reading | memory follow-ups | answer given | memories per memory follow-up "
+        "| sets | reading | memory follow-ups | answer given | answer first | answer in top 2 "
+        "| memories per memory follow-up "
         "| general searched | memories per general | decision p50 / p95 ms |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for group, n in results["groups"].items():
         for reading, t in results["totals"].get(group, {}).items():
@@ -286,6 +299,8 @@ def markdown(results: dict) -> str:
                     reading,
                     t["mem"],
                     f"{t['answer_given']:.3f} ({t['given']})",
+                    f"{t['answer_first']:.3f} ({t['first']})",
+                    f"{t['answer_top2']:.3f} ({t['top2']})",
                     f"{t['sent_per_memory']:.2f}",
                     f"{t['general_searched']:.3f} ({t['searched_gen']}/{t['gen']})",
                     f"{t['sent_per_general']:.2f}",
