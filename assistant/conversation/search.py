@@ -29,11 +29,10 @@ FOLLOW_UP_SENT = 3
 def searched(store: MemoryStore, query: str, reading: Reading, k: int) -> tuple[Memory, ...]:
     """The memories a message searched as `query` is answered with."""
     found = tuple(store.search(query, k=k))
-    if not reading.others:
-        return found
     rankings = [(QUERY_WEIGHT, found)]
     rankings += [(1.0, tuple(store.search(text, k=k))) for text in reading.others if text != query]
-    return fused(rankings)[: min(k, FOLLOW_UP_SENT) if reading.follow_up else k]
+    ranked = fused(rankings) if len(rankings) > 1 else found
+    return ranked[: min(k, FOLLOW_UP_SENT) if reading.follow_up else k]
 
 
 def fused(rankings: Sequence[tuple[float, Sequence[Memory]]]) -> tuple[Memory, ...]:

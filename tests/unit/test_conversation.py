@@ -65,7 +65,8 @@ def test_a_follow_up_is_read_joined_after_the_exchange_it_continues() -> None:
     assert reading.follow_up and reading.back == 1 and reading.continued is SEARCHED
     assert reading.query == "When am I meeting Alex? What time?"
     assert reading.source == "from your last message"
-    assert "What time?" in reading.others  # the message alone is one more reading
+    # It leans, so the message alone is no reading of it: "What time?" alone finds bedtime.
+    assert "What time?" not in reading.others
 
 
 def test_a_follow_up_past_a_general_aside_continues_the_searched_exchange() -> None:
