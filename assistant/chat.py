@@ -41,6 +41,7 @@ class Exchange:
     gated: Turn
     always: Turn | None = None  # compare mode's always-retrieve twin
     id: int = field(default_factory=lambda: next(_exchange_ids))
+    beat: int | None = None  # the talk's beat it played (assistant/talk.py), if one did
 
     @property
     def turns(self) -> tuple[Turn, ...]:

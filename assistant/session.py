@@ -100,3 +100,61 @@ def compare_medians(exchanges: Sequence[Exchange], upto: Exchange | None = None)
         gated_first_token_ms=statistics.median(gated) if gated else None,
         always_first_token_ms=statistics.median(always) if always else None,
     )
+
+
+@dataclass(frozen=True)
+class Scoreboard:
+    """The few numbers a room reads off the stage after each turn (issue 58).
+
+    `measured_tokens` and `measured_first_token` are False where a figure is an estimate:
+    the screen labels it so and never shows an estimate as measured.
+    """
+
+    turns: int = 0
+    skipped: int = 0
+    memory_tokens_kept_out: int = 0
+    measured_tokens: bool = False  # every skipped turn had a compare twin that searched
+    gated_first_token_ms: float | None = None
+    always_first_token_ms: float | None = None
+    measured_first_token: bool = False  # both medians from compare mode's twins
+    first_token_over: int = 0  # exchanges the first-token medians are taken over
+    gate_median_ms: float | None = None
+
+
+def scoreboard(exchanges: Sequence[Exchange]) -> Scoreboard:
+    """The stage's numbers: measured where compare mode ran, estimated (and said so) where not.
+
+    Without compare mode, always-retrieve's first token is estimated as the median first
+    token of this session's turns that did search: each carried memories, as every
+    always-retrieve turn does.
+    """
+    if not exchanges:
+        return Scoreboard()
+    stats = session_stats(exchanges)
+    skipped = [e for e in exchanges if not e.gated.decision.retrieve]
+    medians = compare_medians(exchanges)
+    if medians.exchanges:
+        gated_ms, always_ms = medians.gated_first_token_ms, medians.always_first_token_ms
+        over = medians.exchanges
+    else:
+        firsts = [
+            (e.gated.decision.retrieve, e.gated.timings.first_token_ms)
+            for e in exchanges
+            if e.gated.timings.first_token_ms is not None
+        ]
+        gated = [ms for _, ms in firsts]
+        searched = [ms for retrieve, ms in firsts if retrieve]
+        gated_ms = statistics.median(gated) if gated else None
+        always_ms = statistics.median(searched) if searched else None
+        over = len(gated)
+    return Scoreboard(
+        turns=stats.turns,
+        skipped=stats.skipped,
+        memory_tokens_kept_out=stats.memory_tokens_not_injected,
+        measured_tokens=all(e.always is not None for e in skipped),
+        gated_first_token_ms=gated_ms,
+        always_first_token_ms=always_ms,
+        measured_first_token=bool(medians.exchanges),
+        first_token_over=over,
+        gate_median_ms=stats.median_gate_ms,
+    )

@@ -11,7 +11,9 @@ from assistant.session import (
     DEFAULT_TOKENS_PER_SEARCH,
     CompareMedians,
     SessionStats,
+    Scoreboard,
     compare_medians,
+    scoreboard,
     session_stats,
     stage_rows,
 )
@@ -140,3 +142,38 @@ def test_compare_medians_run_over_the_compare_exchanges_so_far() -> None:
 def test_a_twin_without_a_first_token_is_left_out_of_its_median() -> None:
     medians = compare_medians([_timed("a", 100.0, None), _timed("b", None, 400.0)])
     assert medians == CompareMedians(1, None, 400.0)
+
+
+def _first(turn: Turn, ms: float) -> Turn:
+    return replace(turn, timings=replace(turn.timings, first_token_ms=ms))
+
+
+def test_the_scoreboard_without_compare_mode_labels_its_first_token_an_estimate() -> None:
+    exchanges = _alone(
+        _first(_turn("alex", True, memory_tokens=30), 900.0),
+        _first(_turn("2+2", False), 300.0),
+        _first(_turn("joke", False), 400.0),
+    )
+    board = scoreboard(exchanges)
+    assert (board.turns, board.skipped) == (3, 2)
+    assert board.memory_tokens_kept_out == 60  # two skips, each what the search injected
+    assert not board.measured_tokens and not board.measured_first_token
+    assert board.gated_first_token_ms == 400.0  # median of 900, 300, 400
+    assert board.always_first_token_ms == 900.0  # the turns that searched
+    assert board.gate_median_ms == 3.0
+
+
+def test_the_scoreboard_measures_what_compare_mode_ran() -> None:
+    skip = _first(_turn("2+2", False), 300.0)
+    twin = _first(_turn("2+2", True, memory_tokens=25, variant=Variant.ALWAYS), 1_100.0)
+    board = scoreboard([Exchange("2+2", skip, twin)])
+    assert board.measured_tokens and board.measured_first_token
+    assert board.memory_tokens_kept_out == 25
+    assert (board.gated_first_token_ms, board.always_first_token_ms) == (300.0, 1_100.0)
+    assert board.first_token_over == 1
+
+
+def test_an_empty_session_scores_nothing_and_no_search_means_no_estimate() -> None:
+    assert scoreboard([]) == Scoreboard()
+    board = scoreboard(_alone(_first(_turn("2+2", False), 300.0)))
+    assert board.always_first_token_ms is None and not board.measured_first_token
