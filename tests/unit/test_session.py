@@ -10,8 +10,8 @@ from assistant.pipeline import Timings, Turn, Usage, Variant
 from assistant.session import (
     DEFAULT_TOKENS_PER_SEARCH,
     CompareMedians,
-    SessionStats,
     Scoreboard,
+    SessionStats,
     compare_medians,
     scoreboard,
     session_stats,
