@@ -243,7 +243,7 @@ def main() -> None:
     with st.sidebar:
         render_stats()
         render_corrections(assistant)
-        render_memories(assistant)
+        render_memories(assistant, new_conversation)
     watch_model_loading(assistant)
 
 

@@ -162,7 +162,7 @@ def add_memory(assistant: Assistant) -> None:
         )
 
 
-def render_memories(assistant: Assistant) -> None:
+def render_memories(assistant: Assistant, new_conversation: Callable[[], None]) -> None:
     """The memory browser: search, delete, add, reset to the demo persona."""
     from memory.records import MemoryStoreError
 
@@ -200,11 +200,35 @@ def render_memories(assistant: Assistant) -> None:
         st.form_submit_button("Add", icon=":material/add:", on_click=add_memory, args=(assistant,))
     if st.session_state.get("memory_add_problem"):
         st.warning(as_text(st.session_state["memory_add_problem"]), icon=":material/warning:")
-    with st.popover("Reset to demo persona", icon=":material/restart_alt:"):
-        st.caption("Deletes every memory, including ones you added, and loads the demo persona.")
+    render_reset(assistant, new_conversation)
+
+
+def render_reset(assistant: Assistant, new_conversation: Callable[[], None]) -> None:
+    """Reset demo, behind a confirmation: the persona back exactly and a fresh chat."""
+    with st.popover("Reset demo", icon=":material/restart_alt:"):
+        if not assistant.is_demo_store:
+            st.caption(
+                f"Reset restores the demo persona, and these memories are "
+                f"{as_text(assistant.store.user_id)}'s: it is off here."
+            )
+            return
+        st.caption(
+            "Clears the chat and restores the demo persona's memories exactly: memories "
+            "added since are deleted."
+        )
+        keep = st.checkbox("Keep my gate corrections", key="reset-keep-corrections")
         st.button(
-            "Replace all memories",
+            "Reset the demo",
             key="reset-demo",
             type="primary",
-            on_click=assistant.reset_memories,
+            on_click=reset_demo,
+            args=(assistant, new_conversation, keep),
         )
+
+
+def reset_demo(
+    assistant: Assistant, new_conversation: Callable[[], None], keep_corrections: bool
+) -> None:
+    """The Reset button's callback: memories and corrections first, then the chat."""
+    assistant.reset_demo(keep_corrections)
+    new_conversation()

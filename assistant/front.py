@@ -215,12 +215,25 @@ class Assistant:
         """Delete one memory."""
         return self.store.delete(memory_id)
 
-    def reset_memories(self) -> None:
-        """Replace every memory with the demo persona."""
-        from memory.persona import seed_demo
+    @property
+    def is_demo_store(self) -> bool:
+        """True when the store is the demo user's: the only one `reset_demo` may touch."""
+        from memory.persona import DEMO_USER
 
-        self.store.clear()
-        seed_demo(self.store)
+        return self.store.user_id == DEMO_USER
+
+    def reset_demo(self, keep_corrections: bool = False) -> int:
+        """The demo persona's memories back exactly, and the corrections gone unless kept.
+
+        Refused (MemoryStoreError, nothing changed) on a store that is not the demo user's.
+        """
+        from memory.persona import reset_demo
+
+        restored = reset_demo(self.store)
+        book = self.wiring.corrections
+        if book is not None and not keep_corrections:
+            book.clear()
+        return restored
 
     def close(self) -> None:
         """Stop the local model this assistant started and let go of the store."""

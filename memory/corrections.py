@@ -218,6 +218,17 @@ class CorrectionBook:
             self._stale()
             return True
 
+    def clear(self) -> int:
+        """Forget every correction of the user; how many there were."""
+        with server_errors(self.location):
+            ids = self._collection.get(include=[])["ids"]
+            if not ids:
+                return 0
+            self._collection.delete(ids=ids)
+            self._journal.append(ids)
+            self._stale()
+            return len(ids)
+
     def _stale(self) -> None:
         # Our own write: the next lookup counts the journal instead of waiting recheck_s.
         with self._lock:

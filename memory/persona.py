@@ -8,6 +8,7 @@ from typing import Any
 from memory.jsonl import read_jsonl
 
 DATA = Path(__file__).parent / "data"
+DEMO_USER = "demo"  # the user the demo persona belongs to; reset_demo touches no other
 PERSONA_PATH = DATA / "persona.jsonl"
 QUESTIONS_PATH = DATA / "persona_questions.jsonl"
 UNRELATED_PATH = DATA / "unrelated_questions.jsonl"
@@ -45,3 +46,17 @@ def seed_demo(store: Any) -> int:
     if not todo:
         return 0
     return store.add_records(todo)
+
+
+def reset_demo(store: Any) -> int:
+    """Restore the demo user's memories to the persona exactly: anything added or edited
+    since is gone. Refused (MemoryStoreError) on a store of any other user."""
+    from memory.records import MemoryStoreError
+
+    if store.user_id != DEMO_USER:
+        raise MemoryStoreError(
+            f"reset-demo restores the demo persona, and this store is user "
+            f"{store.user_id!r}'s, not {DEMO_USER!r}'s: nothing was changed"
+        )
+    store.clear()
+    return seed_demo(store)

@@ -416,10 +416,13 @@ def test_reset_to_demo_persona(app: AppTest) -> None:
     seeded = store.count()
     app.text_input(key="memory_add").set_value("A memory the reset must remove")
     next(b for b in app.sidebar.button if b.label == "Add").click().run()
+    send(app, "What's 2+2?")
+    assert turns(app)
     app.button(key="reset-demo").click().run()
     assert not app.exception
     assert store.count() == seeded
     assert not any("reset must remove" in m.text for m in store.list(0, 200))
+    assert turns(app) == []  # the chat starts again too
 
 
 # ---- bad input -----------------------------------------------------------------------

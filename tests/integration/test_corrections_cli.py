@@ -97,3 +97,49 @@ def test_export_refuses_to_replace_a_file_without_force(tmp_path, capsys):
     assert (tmp_path / "out.jsonl").read_text() == "keep me\n"
     code, _, _ = cli(capsys, tmp_path / "mem", "export", str(tmp_path / "out.jsonl"), "--force")
     assert code == 0 and len((tmp_path / "out.jsonl").read_text().splitlines()) == 1
+
+
+def _memory(folder: Path, user: str, *args: str) -> int:
+    return main(["--dir", str(folder), "--user", user, *args])
+
+
+def test_reset_demo_restores_the_persona_exactly_and_forgets_corrections_unless_kept(
+    tmp_path, capsys
+):
+    from memory.persona import persona
+    from memory.settings import StoreSettings
+
+    folder = tmp_path / "mem"
+    assert _memory(folder, "demo", "seed-demo") == 0
+    assert _memory(folder, "demo", "add", "I just adopted a kitten called Pixel") == 0
+    assert _memory(folder, "demo", "delete", "persona-01") == 0  # a rehearsal's edit
+    _write(tmp_path / "c.jsonl", ROWS)
+    assert _memory(folder, "demo", "corrections", "import", str(tmp_path / "c.jsonl")) == 0
+    capsys.readouterr()
+
+    assert _memory(folder, "demo", "reset-demo", "--keep-corrections") == 0
+    assert "kept the corrections" in capsys.readouterr().out
+    store = StoreSettings(memory_dir=folder, user_id="demo").open()
+    try:
+        texts = sorted(m.text for m in store.list(limit=500))
+        assert texts == sorted(row["text"] for row in persona())  # the kitten is gone
+    finally:
+        store.close()
+    assert _memory(folder, "demo", "corrections", "list", "--json") == 0
+    assert len(capsys.readouterr().out.splitlines()) == 2
+
+    assert _memory(folder, "demo", "reset-demo") == 0
+    assert "forgot 2 corrections" in capsys.readouterr().out
+    assert _memory(folder, "demo", "corrections", "list", "--json") == 0
+    assert capsys.readouterr().out == ""
+
+
+def test_reset_demo_is_refused_on_another_users_store_and_changes_nothing(tmp_path, capsys):
+    folder = tmp_path / "mem"
+    assert _memory(folder, "ana", "add", "My passport expires in May") == 0
+    capsys.readouterr()
+    assert _memory(folder, "ana", "reset-demo") == 1
+    err = capsys.readouterr().err
+    assert "'ana'" in err and "nothing was changed" in err and "Traceback" not in err
+    assert _memory(folder, "ana", "count") == 0
+    assert capsys.readouterr().out.strip() == "1"

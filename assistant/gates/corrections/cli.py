@@ -1,7 +1,9 @@
 """`memory-gate memory corrections list|export|import|delete`: the user's gate corrections.
 
-The memory CLI (`python -m memory`) with this command added; `main` runs it
-(`python -m assistant.gates.corrections.cli corrections ...` in a checkout).
+The memory CLI (`python -m memory`) with the app's own commands added: `corrections`, and
+`reset-demo`, which restores the demo persona and, unless told to keep them, forgets the
+corrections too. `main` runs it (`python -m assistant.gates.corrections.cli ...` in a
+checkout).
 
 An export is labelled data in the gate-eval format (one `{"message", "retrieve", ...}` per
 line), so `memory-gate eval gate` and the trainer read it as they read our test sets, and
@@ -50,6 +52,15 @@ def add_commands(sub: Any) -> None:
     q = actions.add_parser("delete", help="forget corrections by id (the gate decides again)")
     q.add_argument("ids", nargs="+", metavar="ID")
     q.set_defaults(handler=cmd_delete)
+    p = sub.add_parser(
+        "reset-demo",
+        help="restore the demo persona's memories exactly (the demo user only)",
+        description="Between rehearsals: the demo user's memories become the persona again; "
+        "memories added since are gone. Corrections are forgotten too, unless "
+        "--keep-corrections. Refused on any other user's store.",
+    )
+    p.add_argument("--keep-corrections", action="store_true", help="keep the gate corrections")
+    p.set_defaults(handler=cmd_reset_demo)
 
 
 def _book(store: Any) -> Any:
@@ -120,6 +131,17 @@ def cmd_delete(store: Any, args: argparse.Namespace) -> int:
         print(f"no correction with id {cid}", file=sys.stderr)
     print(f"deleted {len(args.ids) - len(missing)}")
     return 1 if missing else 0
+
+
+def cmd_reset_demo(store: Any, args: argparse.Namespace) -> int:
+    """reset-demo [--keep-corrections]: the persona back, exactly; refused for other users."""
+    from memory.persona import reset_demo
+
+    restored = reset_demo(store)  # refuses another user's store before touching anything
+    forgot = 0 if args.keep_corrections else _book(store).clear()
+    kept = "kept the corrections" if args.keep_corrections else f"forgot {forgot} corrections"
+    print(f"restored {restored} demo memories; {kept}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
