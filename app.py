@@ -13,17 +13,33 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from app_sidebar import render_connection, render_controls, render_corrections, render_memories
-from app_turn import exchanges, inbox, loading_box, render_exchange, render_user, turn_opener
+from app_sidebar import (
+    render_connection,
+    render_controls,
+    render_corrections,
+    render_downloads,
+    render_memories,
+)
+from app_turn import (
+    exchanges,
+    inbox,
+    loading_box,
+    render_exchange,
+    render_user,
+    talk,
+    turn_opener,
+)
 from assistant.chat import Exchange, TurnOptions
-from assistant.display import as_text, stage_chart, stats_markdown
+from assistant.display import as_text, scoreboard_tiles, stage_chart, stats_markdown
 from assistant.gates.corrections.actions import Rerun
 from assistant.inbox import CHAT_BOX_KEY
-from assistant.session import session_stats, stage_rows
+from assistant.session import scoreboard, session_stats, stage_rows
+from assistant.talk import TalkError, load_talk
 from assistant.ui import chat_box_files
 from memory.records import visible
 
@@ -55,6 +71,17 @@ CSS = """
 .stChatMessage [data-testid="stMarkdownContainer"]:has(.stMarkdownBadge) p {
   font-size: 1.1rem;
 }
+</style>
+"""
+# Stage view: the chat and badges large enough for the back of a room, the settings hidden
+# (hidden, not skipped: a widget that is not drawn loses its value).
+STAGE_CSS = """
+<style>
+.st-key-controls { display: none; }
+.stChatMessage p, .stChatMessage li { font-size: 1.45rem !important; line-height: 1.5; }
+.stChatMessage .stMarkdownBadge { font-size: 1.8rem !important; }
+.stChatMessage [data-testid="stCaptionContainer"] p { font-size: 1.1rem !important; }
+.st-key-scoreboard [data-testid="stMetricValue"] { font-size: 3.2rem; }
 </style>
 """
 
@@ -113,9 +140,62 @@ def chat_box() -> None:
 
 
 def new_conversation() -> None:
-    """Clear the chat and anything still waiting; memories stay."""
+    """Clear the chat and anything still waiting; memories stay. A talk starts again."""
     exchanges().clear()
     inbox().clear()
+    played = talk()
+    if played is not None:
+        played.restart()
+
+
+# ---- a talk ---------------------------------------------------------------------------
+
+
+def start_talk(path: str | None = None) -> None:
+    """Load a talk file (the default talk without one); a broken file is said on the page."""
+    from pathlib import Path
+
+    try:
+        st.session_state["talk"] = load_talk(Path(path) if path else None)
+        st.session_state.pop("talk_problem", None)
+    except TalkError as exc:
+        st.session_state["talk_problem"] = str(exc)
+
+
+def next_beat() -> None:
+    """The Next button: the talk's next beat joins the inbox as if typed, with its number."""
+    played = talk()
+    beat = played.take() if played is not None else None
+    if beat is not None:
+        inbox().append(beat.say, beat=beat.number)
+
+
+def talk_bar() -> None:
+    """Above the chat: the Next button with the beat's number and the presenter's note."""
+    played = talk()
+    if st.session_state.get("talk_problem"):
+        st.error(as_text(st.session_state["talk_problem"]), icon=":material/error:")
+    if played is None:
+        st.button("Load the default talk", icon=":material/slideshow:", on_click=start_talk)
+        return
+    beat = played.upcoming
+    with st.container(horizontal=True, gap="small", key="talk", vertical_alignment="center"):
+        if beat is None:
+            st.caption(
+                f":material/slideshow: {as_text(played.name)}: all {len(played.beats)} beats sent"
+            )
+            st.button("Start the talk again", icon=":material/replay:", on_click=new_conversation)
+            return
+        st.button(
+            f"Next · {beat.number} / {len(played.beats)}",
+            icon=":material/skip_next:",
+            type="primary",
+            key="talk-next",
+            on_click=next_beat,
+        )
+        expect = f" · expect {beat.expect}" if beat.expect else ""
+        note = f"  \n{as_text(beat.note)}" if beat.note else ""
+        st.caption(f"“{as_text(beat.say)}”{expect}{note}")
 
 
 def render_history(assistant: Assistant) -> None:
@@ -164,9 +244,13 @@ def process_inbox(assistant: Assistant, options: TurnOptions) -> None:
     for later in waiting[1:]:
         render_user(getattr(later.message, "message", later.message))
         st.caption(":material/schedule: waiting for the reply above")
+    played = talk()
+    beat = played.beat(first.beat) if played is not None else None
+    if beat is not None and beat.compare:  # the beat shows over-interpretation side by side
+        options = replace(options, compare=True)
     with head:
         render_user(getattr(first.message, "message", first.message))
-        exchange = run_exchange(assistant, first.message, options)
+        exchange = replace(run_exchange(assistant, first.message, options), beat=first.beat)
     recorded = inbox().finish(first, functools.partial(exchanges().append, exchange))
     # Draw the finished turn as history, then answer the next one; if another run's
     # answer was recorded instead, draw that one.
@@ -187,6 +271,18 @@ def watch_model_loading(assistant: Assistant) -> None:
     while status is not None and status.loading:
         status = assistant.wait_for_model(0.5)
     st.rerun()
+
+
+def render_scoreboard() -> None:
+    """The stage's few large numbers, updated after each turn (estimates captioned so)."""
+    if not exchanges():
+        return
+    tiles = scoreboard_tiles(scoreboard(exchanges()))
+    with st.container(horizontal=True, key="scoreboard", border=True):
+        for label, value, caption in tiles:
+            st.metric(label, value, help=caption)
+            # help is a tooltip; the caption under it is what a room can read.
+    st.caption(" · ".join(f"{label}: {caption}" for label, _, caption in tiles[1:3]))
 
 
 def render_stats() -> None:
@@ -223,7 +319,17 @@ def main() -> None:
         "Before each reply a gate decides whether your message needs your long-term memory. "
         "The badge under every answer says what it decided and why."
     )
+    with st.sidebar:
+        stage = st.toggle(
+            "Stage view",
+            key="stage_view",
+            help="Large chat and badges; the settings are hidden (their values stay).",
+        )
+    if stage:
+        st.html(STAGE_CSS)
     example_prompts()
+    bar = st.container()  # the talk's Next button, once the settings are read
+    board = st.empty()  # filled after the turn, so its numbers include it
     chat_box()  # drawn before the store loads, so the input is there as soon as the page is
     try:
         assistant = get_assistant()
@@ -233,15 +339,24 @@ def main() -> None:
             icon=":material/error:",
         )
         st.stop()
-    with st.sidebar:
+    talk_file = assistant.settings.talk_file  # `memory-gate demo --talk FILE`
+    loaded = "talk" in st.session_state or "talk_problem" in st.session_state
+    if talk_file is not None and not loaded:
+        start_talk(str(talk_file))
+    with bar:
+        talk_bar()
+    with st.sidebar, st.container(key="controls"):
         st.subheader("Connection", divider="gray")
         render_connection(assistant)
         options = render_controls(assistant, new_conversation)
     render_history(assistant)
     process_inbox(assistant, options)
+    with board.container():
+        render_scoreboard()
     # After the turn, so the counts include it and capture's new memories are listed.
     with st.sidebar:
         render_stats()
+        render_downloads(exchanges(), talk())
         render_corrections(assistant)
         render_memories(assistant, new_conversation)
     watch_model_loading(assistant)

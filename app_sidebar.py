@@ -5,7 +5,7 @@ Every panel reads and changes things through the assistant's front (assistant/fr
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import streamlit as st
@@ -17,7 +17,9 @@ from assistant.local_model import ModelState
 from assistant.text import end_sentence
 
 if TYPE_CHECKING:  # building the front imports Chroma (~2.5 s): load it after the first paint
+    from assistant.chat import Exchange
     from assistant.front import Assistant
+    from assistant.talk import TalkPlay
 
 MEMORY_PAGE = 50
 
@@ -232,3 +234,41 @@ def reset_demo(
     """The Reset button's callback: memories and corrections first, then the chat."""
     assistant.reset_demo(keep_corrections)
     new_conversation()
+
+
+def render_downloads(exchanges: Sequence[Exchange], played: TalkPlay | None) -> None:
+    """Download session: Markdown and JSON (with the talk's beats), and the chart as SVG."""
+    if not exchanges:
+        return
+    from assistant.export import session_json, session_markdown, stage_chart_svg
+
+    beats = played.beats if played is not None else ()
+    st.caption("Download session")
+    with st.container(horizontal=True, gap="small"):
+        st.download_button(
+            "Markdown",
+            session_markdown(exchanges, beats),
+            file_name="memory-gate-session.md",
+            mime="text/markdown",
+            icon=":material/download:",
+            key="download-md",
+            on_click="ignore",  # a download must not rerun the page mid-talk
+        )
+        st.download_button(
+            "JSON",
+            session_json(exchanges, beats),
+            file_name="memory-gate-session.json",
+            mime="application/json",
+            icon=":material/download:",
+            key="download-json",
+            on_click="ignore",
+        )
+        st.download_button(
+            "Chart (SVG)",
+            stage_chart_svg(exchanges),
+            file_name="memory-gate-chart.svg",
+            mime="image/svg+xml",
+            icon=":material/bar_chart:",
+            key="download-chart",
+            on_click="ignore",
+        )

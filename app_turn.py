@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from assistant.gates.base import GateDecision
     from assistant.local_model import ModelStatus
     from assistant.pipeline import Turn
+    from assistant.talk import TalkPlay
 
 BADGES = {  # one colour per decision, readable from the back of the room
     "retrieved": ":blue-badge[:material/manage_search: RETRIEVED]",
@@ -72,12 +73,20 @@ def inbox() -> Inbox:
     return st.session_state.setdefault("inbox", Inbox())
 
 
+def talk() -> TalkPlay | None:
+    """The talk loaded in this session (its beats, how far the presenter is), if any."""
+    return st.session_state.get("talk")
+
+
 # ---- a finished exchange ---------------------------------------------------------------
 
 
-def render_gate(decision: GateDecision) -> None:
-    """The hero: badge, the gate's reason in its own words, the query, the gate's time."""
+def render_gate(decision: GateDecision, surprise: str = "") -> None:
+    """The hero: badge, the gate's reason in its own words, the query, the gate's time; and
+    a flag when a talk's beat expected the other decision."""
     parts = [BADGES[decision.label], f"**{as_text(decision.badge_reason or 'no reason given')}**"]
+    if surprise:
+        parts.insert(1, f":red-badge[:material/flag: {as_text(surprise)}]")
     if decision.retrieve and decision.query:
         source = f" · {decision.query_source}" if decision.query_source else ""
         parts.append(f"query “{as_text(decision.query)}”{source}")
@@ -106,7 +115,9 @@ def render_details(turn: Turn) -> None:
         st.caption(tokens_line(turn))
 
 
-def render_answer(turn: Turn, assistant: Assistant, *, show_capture: bool = True) -> None:
+def render_answer(
+    turn: Turn, assistant: Assistant, *, show_capture: bool = True, surprise: str = ""
+) -> None:
     """The assistant side of one turn: reply, error, badge line, notices, capture, details."""
     if turn.reply:
         if turn.reply_source is ReplySource.OFFLINE:
@@ -122,7 +133,7 @@ def render_answer(turn: Turn, assistant: Assistant, *, show_capture: bool = True
             "The conversation goes on: send the message again or ask something else.",
             icon=":material/error:",
         )
-    render_gate(turn.decision)
+    render_gate(turn.decision, surprise)
     render_correction(turn, assistant)
     if turn.notice:
         st.warning(as_text(turn.notice), icon=":material/content_cut:")
@@ -185,7 +196,7 @@ def render_compare(exchange: Exchange, always: Turn, assistant: Assistant) -> No
     left, right = st.columns(2, gap="medium")
     with left:
         st.markdown(f"##### gated · {as_text(gated.decision.gate)}")
-        render_answer(gated, assistant, show_capture=False)
+        render_answer(gated, assistant, show_capture=False, surprise=surprise_of(exchange))
     with right:
         st.markdown("##### always retrieve")
         if always.memories and not gated.decision.retrieve:
@@ -201,10 +212,27 @@ def render_compare(exchange: Exchange, always: Turn, assistant: Assistant) -> No
     render_capture(gated, assistant)
 
 
+def surprise_of(exchange: Exchange) -> str:
+    """ "the talk expected skip" when this exchange's beat promised the other decision."""
+    played = talk()
+    return played.surprise(exchange) if played is not None else ""
+
+
+def render_beat(exchange: Exchange) -> None:
+    """Which beat of the talk this exchange played, and the presenter's note for it."""
+    played = talk()
+    beat = played.beat(exchange.beat) if played is not None else None
+    if played is None or beat is None:
+        return
+    note = f" · {as_text(beat.note)}" if beat.note else ""
+    st.caption(f":material/slideshow: beat {beat.number} / {len(played.beats)}{note}")
+
+
 def render_exchange(exchange: Exchange, assistant: Assistant) -> None:
     """The assistant side of one exchange: one answer, or the compare-mode twins."""
+    render_beat(exchange)
     if exchange.always is None:
-        render_answer(exchange.gated, assistant)
+        render_answer(exchange.gated, assistant, surprise=surprise_of(exchange))
     else:
         render_compare(exchange, exchange.always, assistant)
 

@@ -1,6 +1,6 @@
 """`memory-gate`: the demo, the memory commands and the evaluations, without a checkout.
 
-memory-gate demo [--port 8501]     start the chat on http://127.0.0.1:8501
+memory-gate demo [--port 8501]     start the chat on http://127.0.0.1:8501 [--talk FILE]
 memory-gate memory --help          add, search, list, delete, seed-demo, import, export,
                                    corrections
 memory-gate eval --help            recall@k and gate accuracy on labelled data
@@ -54,7 +54,19 @@ def _demo(argv: list[str]) -> int:
         default=DEFAULT_ADDRESS,
         help="where to listen (default 127.0.0.1; 0.0.0.0 shows it to your network)",
     )
+    parser.add_argument(
+        "--talk", type=Path, help="a talk file to start with loaded (memory-gate talk check)"
+    )
     args = parser.parse_args(argv)
+    if args.talk is not None:
+        from assistant.talk import TalkError, read_talk
+
+        try:  # a broken talk is said here, once, before the browser opens
+            read_talk(args.talk)
+        except TalkError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        os.environ["MEMGATE_TALK"] = str(args.talk.resolve())  # read by Settings.from_env
     if not app_path().is_file():
         print(f"error: the demo app is missing ({app_path()}); reinstall", file=sys.stderr)
         return 1

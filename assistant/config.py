@@ -72,6 +72,8 @@ class Settings:
     eval_dir: Path | None = None
     # MEMGATE_TEMPERATURE as given: "" (unset), "default" (the endpoint's own), or a number.
     temperature: str = ""
+    # MEMGATE_TALK: a talk file the app starts with loaded (`memory-gate demo --talk FILE`).
+    talk_file: Path | None = None
 
     @property
     def reply_temperature(self) -> float | None:
@@ -167,4 +169,5 @@ class Settings:
             eval_dir=Path(data) if (data := env.get("MEMGATE_EVAL_DIR", "").strip()) else None,
             cache_home=store.cache_home,
             temperature=_temperature(env),
+            talk_file=Path(talk) if (talk := env.get("MEMGATE_TALK", "").strip()) else None,
         )

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from assistant.gates.base import GateDecision
     from assistant.local_model import ModelStatus
     from assistant.pipeline import Turn
-    from assistant.session import CompareMedians, SessionStats
+    from assistant.session import CompareMedians, Scoreboard, SessionStats
     from memory.corrections import Correction
     from memory.records import Memory
 
@@ -165,6 +165,31 @@ def stats_markdown(stats: SessionStats) -> str:
         f"**~{stats.memory_tokens_not_injected:,}** memory tokens not injected  \n"
         f"median overhead outside model calls **{fmt_ms(stats.median_overhead_ms)}**"
     )
+
+
+def scoreboard_tiles(board: Scoreboard) -> list[tuple[str, str, str]]:
+    """The stage's big numbers as (label, value, caption); an estimate is captioned so."""
+    if board.gated_first_token_ms is None or board.always_first_token_ms is None:
+        first, how = "–", "needs a turn that searched, or compare mode"
+    else:
+        first = f"{fmt_ms(board.gated_first_token_ms)} vs {fmt_ms(board.always_first_token_ms)}"
+        n = board.first_token_over
+        how = (
+            f"measured: compare mode, {n} {'exchange' if n == 1 else 'exchanges'}"
+            if board.measured_first_token
+            else "estimate: always-retrieve taken as this session's turns that searched"
+        )
+    tokens_how = "measured by compare mode" if board.measured_tokens else "estimate"
+    return [
+        (
+            "searches skipped",
+            f"{board.skipped} of {board.turns}",
+            "turns the gate answered without searching memory",
+        ),
+        ("memory tokens kept out", f"~{board.memory_tokens_kept_out:,}", tokens_how),
+        ("first token: gated vs always", first, how),
+        ("gate's median decision", fmt_ms(board.gate_median_ms), "per message"),
+    ]
 
 
 def stage_chart(rows: list[dict[str, object]], colours: list[str]) -> dict[str, object]:

@@ -38,6 +38,7 @@ class Waiting:
 
     number: int
     message: str | Rerun
+    beat: int | None = None  # the talk's beat this message plays (the Next button)
 
 
 def sent_messages(sent: object) -> list[Sent]:
@@ -95,10 +96,11 @@ class Inbox:
                     joined += 1
         return joined
 
-    def append(self, message: str | Rerun) -> None:
-        """Add a message that came some other way: an example button, a corrected re-run."""
+    def append(self, message: str | Rerun, beat: int | None = None) -> None:
+        """Add a message that came some other way: an example button, a corrected re-run,
+        a talk's beat (with its number)."""
         with self._lock:
-            self._waiting.append(Waiting(next(self._numbers), message))
+            self._waiting.append(Waiting(next(self._numbers), message, beat))
 
     def waiting(self) -> list[Waiting]:
         """The messages waiting now, oldest first (a copy)."""

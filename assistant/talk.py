@@ -86,6 +86,56 @@ def read_talk(path: Path) -> tuple[Beat, ...]:
     return tuple(beats)
 
 
+def decided(exchange: Exchange) -> str:
+    """ "retrieve" (failing open included) or "skip": what a beat's `expect` is held to."""
+    return "retrieve" if exchange.gated.decision.retrieve else "skip"
+
+
+@dataclass
+class TalkPlay:
+    """A talk loaded in the app: its beats, and how many the presenter has sent."""
+
+    beats: tuple[Beat, ...]
+    name: str  # the file's name, as the page shows it
+    sent: int = 0
+
+    @property
+    def upcoming(self) -> Beat | None:
+        """The beat the Next button sends, or None when the talk is over."""
+        return self.beats[self.sent] if self.sent < len(self.beats) else None
+
+    def take(self) -> Beat | None:
+        """The next beat, counted as sent."""
+        beat = self.upcoming
+        if beat is not None:
+            self.sent += 1
+        return beat
+
+    def restart(self) -> None:
+        """Back to the first beat (the chat is cleared separately)."""
+        self.sent = 0
+
+    def beat(self, number: int | None) -> Beat | None:
+        """The beat with that number, if this talk has it."""
+        if number is None or not 1 <= number <= len(self.beats):
+            return None
+        return self.beats[number - 1]
+
+    def surprise(self, exchange: Exchange) -> str:
+        """ "the talk expected skip" when the exchange's beat promised the other decision."""
+        beat = self.beat(exchange.beat)
+        if beat is None or beat.expect is None or beat.expect == decided(exchange):
+            return ""
+        return f"the talk expected {beat.expect}"
+
+
+def load_talk(path: Path | None = None) -> TalkPlay:
+    """A talk file (the default talk without one) ready to play; TalkError if malformed."""
+    path = path or DEFAULT_TALK
+    name = "the default talk" if path == DEFAULT_TALK else path.name
+    return TalkPlay(read_talk(path), name)
+
+
 @dataclass(frozen=True)
 class Rehearsed:
     """What one beat got in a rehearsal."""
