@@ -294,3 +294,60 @@ def test_a_wrong_skip_is_corrected_rerun_with_memory_and_a_rewording_follows_it(
         except Exception:
             print(app.log_tail())
             raise
+
+
+def test_the_default_talk_plays_end_to_end_with_its_scoreboard_export_and_reset(
+    browser: Any, offline_app: RunningApp, tmp_path: Path
+) -> None:
+    # Issue 58, as a presenter gives the talk: Load, then Next through every beat. Each
+    # beat's badge gets the decision the talk promises, the scoreboard follows, the session
+    # downloads as Markdown and JSON with the beat numbers, and Reset demo clears the chat.
+    import json
+
+    from assistant.talk import DEFAULT_TALK, read_talk
+
+    beats = read_talk(DEFAULT_TALK)
+    app = offline_app
+    with browser_page(browser, width=1600, height=1040) as page:
+        try:
+            open_app(page, app)
+            page.get_by_role("button", name="Load the default talk").click()
+            shown = 0  # decision badges on the page: a compare beat draws its twin's too
+            for beat in beats:
+                page.get_by_role("button", name=f"Next · {beat.number} / {len(beats)}").click()
+                shown += 2 if beat.compare else 1
+                badge_texts(page, shown)
+                wait_idle(page)
+            texts = [t for t in badge_texts(page, shown) if "RETRIEVED" in t or "SKIPPED" in t]
+            assert len(texts) == shown, texts
+            got, at = [], 0
+            for beat in beats:  # the gated badge comes first, its twin's after it
+                got.append("skip" if "SKIPPED" in texts[at] else "retrieve")
+                at += 2 if beat.compare else 1
+            assert [b.expect or g for b, g in zip(beats, got, strict=True)] == got
+            assert page.get_by_text("talk expected").count() == 0
+            page.get_by_text(f"all {len(beats)} beats sent").wait_for()
+
+            board = page.locator(".st-key-scoreboard")
+            assert f"of {len(beats)}" in board.inner_text()  # searches skipped, of the turns
+
+            sidebar = page.locator("[data-testid=stSidebar]")
+            saved = {}
+            for label, name in (("Markdown", "md"), ("JSON", "json")):
+                with page.expect_download() as download:
+                    sidebar.get_by_role("button", name=label).click()
+                saved[name] = tmp_path / f"session.{name}"
+                download.value.save_as(saved[name])
+            text = saved["md"].read_text(encoding="utf-8")
+            assert all(f"Beat {b.number} / {len(beats)}" in text for b in beats)
+            data = json.loads(saved["json"].read_text(encoding="utf-8"))
+            assert [r["beat"]["number"] for r in data["exchanges"]] == [b.number for b in beats]
+            assert all(r["beat"]["as_expected"] for r in data["exchanges"])
+
+            sidebar.get_by_role("button", name="Reset demo").click()
+            page.get_by_role("button", name="Reset the demo").click()
+            page.wait_for_function("() => !document.querySelector('.stChatMessage')")
+            page.get_by_role("button", name=f"Next · 1 / {len(beats)}").wait_for()
+        except Exception:
+            print(app.log_tail())
+            raise
