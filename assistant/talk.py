@@ -145,6 +145,7 @@ class Rehearsed:
     query: str
     gate_ms: float
     first_token_ms: float | None
+    exchange: Exchange | None = None  # the whole record, for the scoreboard
 
     @property
     def surprise(self) -> bool:
@@ -174,6 +175,7 @@ def rehearse(
             turn.decision.query if turn.decision.retrieve else "",
             turn.timings.gate_ms,
             turn.timings.first_token_ms,
+            exchange,
         )
         out.append(played)
         if on_beat is not None:
@@ -225,6 +227,14 @@ def check(argv: list[str]) -> int:
         )
     finally:
         assistant.close()
+    from dataclasses import asdict
+
+    from assistant.export import scoreboard_lines
+    from assistant.session import scoreboard
+
+    # The figures a presenter quotes: the same scoreboard the stage shows, estimates said so.
+    exchanges = [p.exchange for p in played if p.exchange is not None]
+    print("\n".join(scoreboard_lines(asdict(scoreboard(exchanges)))))
     surprises = [p.beat for p in played if p.surprise]
     if surprises:
         named = ", ".join(f"{b.number} (line {b.line}, expected {b.expect})" for b in surprises)
