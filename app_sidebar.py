@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from assistant.chat import TurnOptions
+from assistant.config import GateMode
 from assistant.display import as_text, loading_label, memory_line
-from assistant.gates.base import GateMode
 from assistant.local_model import ModelState
 from assistant.text import end_sentence
 

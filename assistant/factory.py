@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from assistant.capture import Capturer
-from assistant.config import Settings
+from assistant.config import GateMode, Settings
 from assistant.front import Assistant
-from assistant.gates.base import GateMode
 from assistant.gates.registry import modes_for
 from assistant.llm import make_client
 from assistant.offline import OfflineResponder

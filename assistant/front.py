@@ -13,8 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from assistant.chat import Chat
-from assistant.config import Settings
-from assistant.gates.base import GateMode
+from assistant.config import GateMode, Settings
 from assistant.gates.registry import modes_for, needs_a_model
 from assistant.wiring import Switchboard, Wiring
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from assistant.capture import Capturer
-from assistant.gates.base import GateMode
+from assistant.config import GateMode
 from assistant.gates.registry import GateConfigError, gate_for, modes_for, needs_a_model
 from assistant.local_model import ModelState
 from assistant.offline import OfflineResponder

@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from assistant.config import Settings
+from assistant.config import GateMode, Settings
 from assistant.eval.answer_data import (
     DataError,
     Question,
@@ -46,7 +46,6 @@ from assistant.eval.answer_data import (
 from assistant.eval.answer_report import Row, summarise, table
 from assistant.eval.answer_run import run_repeats
 from assistant.eval.answer_score import MemoryTerms
-from assistant.gates.base import GateMode
 
 NO_CUTOFF_MODE = "always-no-cutoff"
 DEFAULT_MODES = "never,always,local"

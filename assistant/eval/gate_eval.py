@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from assistant.config import GateMode
 from assistant.eval.stats import percentile
-from assistant.gates.base import GateMode
 from memory.jsonl import JsonlError, read_jsonl
 
 

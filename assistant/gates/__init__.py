@@ -1,7 +1,7 @@
 """The retrieval gates: does this message need the user's long-term memory?
 
-- `base`: the contract every gate keeps (`GateDecision`, `Method`, `Gate`, `GateMode`,
-  `Said`, `bounded`, failing open); a leaf;
+- `base`: the contract every gate keeps (`GateDecision`, `Method`, `Gate`, `Conversation`,
+  `bounded`, failing open); the modes' names are `assistant.config.GateMode`;
 - `llm`: the seed's LLM gate (`LlmGate`, `should_retrieve`), over any Messages endpoint;
 - `native`: the LLM gate on our own llama.cpp server, its reply held to a grammar;
 - `local/`: the offline classifier over MiniLM embeddings and text cues;

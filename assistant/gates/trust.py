@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assistant.gates.base import GateMode
+from assistant.config import GateMode
 
 if TYPE_CHECKING:
     from assistant.config import Settings

@@ -118,11 +118,12 @@ def test_the_gate_contract_and_the_settings_are_leaves() -> None:
     """What every gate and the settings share imports nothing that could import them back."""
     graph = import_graph()
     # The conversation's record is a leaf the gate contract holds, not the other way round.
-    assert graph["assistant.gates.base"] <= {"assistant.text", "assistant.conversation.said"}
+    contract = {"assistant.text", "assistant.config", "assistant.conversation.said"}
+    assert graph["assistant.gates.base"] <= contract
     assert graph["assistant.conversation.said"] == set()
     assert graph["assistant.text"] == set()
-    # The gate modes' names, and where the store is (read the same way by the memory CLI).
-    assert graph["assistant.config"] <= {"assistant.gates.base", "memory.settings"}
+    # The settings hold the gate modes' names; where the store is, the memory CLI reads too.
+    assert graph["assistant.config"] <= {"assistant.text", "memory.settings"}
     assert not {m for m in graph["memory.settings"] if m.startswith("assistant.")}
     assert graph["assistant.completion"] <= {"assistant.text"}
     # The follow-up reading is a step of the chain, not a user of it.
