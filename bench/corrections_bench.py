@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from assistant.eval.gate_eval import read_rows
+from assistant.gates.labels import read_rows
 from bench.gate_report import DATA_DIR, DEFAULT_EVAL_DIR
 
 SEED = 23

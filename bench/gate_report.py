@@ -17,7 +17,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from assistant.eval.gate_eval import Row, evaluate, read_rows
+from assistant.eval.gate_eval import evaluate
+from assistant.gates.labels import Row, read_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -25,7 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from assistant.eval.gate_eval import Row, read_rows, score
+from assistant.eval.gate_eval import score
+from assistant.gates.labels import Row, read_rows
 from bench.gate_report import DATA_DIR, DEFAULT_EVAL_DIR
 
 SEED = 2112

@@ -26,8 +26,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from assistant.eval.gate_eval import Row, evaluate, read_rows
+from assistant.eval.gate_eval import evaluate
 from assistant.eval.stats import percentile
+from assistant.gates.labels import Row, read_rows
 from bench.gate_report import DATA_DIR, DEFAULT_EVAL_DIR, FRESH_SETS
 
 SEED = 11  # the samples are the same on every run

@@ -11,6 +11,7 @@
 - `corrections/`: the user's corrections of the gate: the gate that applies them, the
   "Wrong decision?" button's actions, and their command line;
 - `vocabulary`: a judged skip that names what the user's memories mention retrieves;
+- `labels`: labelled messages, the gate-eval format the evaluations and corrections read;
 - `forced`: a decision made before the turn (a re-run after a correction);
 - `registry`: how each mode is built, and the one decision chain (corrections -> gate ->
   vocabulary -> conversation) the pipeline asks.
