@@ -120,8 +120,8 @@ def without(pieces: str) -> contextlib.AbstractContextManager[None]:
 
 def _without(piece: str) -> contextlib.AbstractContextManager[None]:
     """The mechanism with one piece taken out."""
-    import assistant.conversation.decision as decision
     import assistant.conversation.reading as reading
+    import assistant.gates.followup as decision
     import assistant.pipeline as pipeline
 
     pieces = {

@@ -12,6 +12,8 @@
   "Wrong decision?" button's actions, and their command line;
 - `vocabulary`: a judged skip that names what the user's memories mention retrieves;
 - `labels`: labelled messages, the gate-eval format the evaluations and corrections read;
+- `followup`: the chain's last step: a follow-up's decision read with the exchange it
+  continues (the reading itself is `assistant.conversation`);
 - `forced`: a decision made before the turn (a re-run after a correction);
 - `registry`: how each mode is built, and the one decision chain (corrections -> gate ->
   vocabulary -> conversation) the pipeline asks.
