@@ -13,7 +13,7 @@ import streamlit as st
 from assistant.chat import TurnOptions
 from assistant.config import GateMode
 from assistant.display import as_text, loading_label, memory_line
-from assistant.local_model import ModelState
+from assistant.runtime.local_model import ModelState
 from assistant.text import end_sentence
 
 if TYPE_CHECKING:  # building the front imports Chroma (~2.5 s): load it after the first paint

@@ -43,8 +43,8 @@ if TYPE_CHECKING:
 
     from assistant.front import Assistant
     from assistant.gates.base import GateDecision
-    from assistant.local_model import ModelStatus
     from assistant.pipeline import Turn
+    from assistant.runtime.local_model import ModelStatus
 
 BADGES = {  # one colour per decision, readable from the back of the room
     "retrieved": ":blue-badge[:material/manage_search: RETRIEVED]",

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from assistant.text import Label
 from memory.settings import SettingsError, StoreSettings
-from memory.settings import cache_home as cache_home  # re-exported: assistant.model_file
+from memory.settings import cache_home as cache_home  # re-exported: assistant.runtime.model_file
 from memory.settings import env_float as _float
 
 # Current, non-deprecated model ids (checked against anthropic/_data/deprecated_models.py).

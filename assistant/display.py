@@ -8,14 +8,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from assistant.local_model import ModelState
+from assistant.runtime.local_model import ModelState
 from assistant.session import STAGES
 
 if TYPE_CHECKING:
     from assistant.chat import Exchange
     from assistant.gates.base import GateDecision
-    from assistant.local_model import ModelStatus
     from assistant.pipeline import Turn
+    from assistant.runtime.local_model import ModelStatus
     from assistant.session import CompareMedians, SessionStats
     from memory.corrections import Correction
     from memory.records import Memory

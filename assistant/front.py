@@ -20,8 +20,8 @@ from assistant.wiring import Switchboard, Wiring
 if TYPE_CHECKING:  # the store imports Chroma: only building one pays for it
     from assistant.gates.base import Gate
     from assistant.gates.trust import LlmTrust
-    from assistant.local_model import LocalModel, ModelStatus
     from assistant.pipeline import Pipeline, Turn
+    from assistant.runtime.local_model import LocalModel, ModelStatus
     from memory.corrections import Correction, CorrectionBook
     from memory.records import Added, Memory
     from memory.store import MemoryStore

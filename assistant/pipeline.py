@@ -18,7 +18,6 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from assistant.capture import CaptureMethod, Capturer, CaptureResult
-from assistant.completion import describe_error
 from assistant.conversation.reading import Reading, read
 from assistant.conversation.said import RECENT_TURNS, Said
 from assistant.conversation.search import reply_used, searched
@@ -26,6 +25,7 @@ from assistant.gates.base import Gate, GateDecision
 from assistant.gates.forced import Forced
 from assistant.gates.registry import decide
 from assistant.respond import HistoryItem, Lookup, ReplySource, Responder, TextCallback
+from assistant.runtime.completion import describe_error
 from assistant.text import Label
 from memory.injection import reply_follows, screen
 from memory.records import Memory

@@ -11,14 +11,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from assistant.completion import ModelCallError
 from assistant.hours import with_clock_times
-from assistant.llm import MessagesApi
+from assistant.runtime.completion import ModelCallError
+from assistant.runtime.llm import MessagesApi
 from assistant.text import Label, is_question
 from memory.records import Memory
 
 if TYPE_CHECKING:
-    from assistant.llama_slot import SlotApi
+    from assistant.runtime.llama_slot import SlotApi
 
 # Written for a 1.5B model as much as for a large one. Small models copy the words they
 # are given: a prompt that says "notes", "memory" or "the user" gets replies that talk

@@ -167,7 +167,7 @@ def held_model() -> Iterator[tuple[str, Callable[[], threading.Event]]]:
 
     Each burst holds its replies until its own event is set.
     """
-    from assistant.fake_api import FakeAnthropicServer, Reply
+    from assistant.runtime.fake_api import FakeAnthropicServer, Reply
 
     current = [threading.Event()]
 
@@ -308,7 +308,7 @@ def run(
 
 def model_missing() -> str | None:
     """Why the built-in model cannot run here, or None when it can."""
-    from assistant.model_file import default_model_installed
+    from assistant.runtime.model_file import default_model_installed
 
     if default_model_installed():
         return None

@@ -78,7 +78,7 @@ class ReadLog:
 
     def install(self) -> None:
         """Record every pinned reply's counts (the bench's own tap on SlotApi.stream)."""
-        from assistant.llama_slot import SlotApi
+        from assistant.runtime.llama_slot import SlotApi
 
         stream = SlotApi.stream
         reads = self.reads
@@ -99,7 +99,7 @@ class ReadLog:
 
 
 def _row(number: int, exchange: Any, reads: ReadLog) -> dict[str, Any]:
-    from assistant.local_model import ALWAYS_SLOT, GATED_SLOT
+    from assistant.runtime.local_model import ALWAYS_SLOT, GATED_SLOT
 
     gated, always = exchange.gated, exchange.always
     g_ms, a_ms = gated.timings.first_token_ms, always.timings.first_token_ms
@@ -141,7 +141,7 @@ def run(
     from assistant.config import Settings
     from assistant.eval.local_server import ModelNotReady, attach
     from assistant.factory import build_assistant
-    from assistant.model_file import default_model_installed
+    from assistant.runtime.model_file import default_model_installed
     from assistant.session import compare_medians
 
     if not default_model_installed():

@@ -142,7 +142,7 @@ class Rewriter:
         self.client, self.model, self.ms = client, model, []
 
     def __call__(self, history: list[Any], message: str) -> str:
-        from assistant.llm import text_of
+        from assistant.runtime.llm import text_of
 
         lines = [f"User: {t.gated.message}\nAssistant: {t.gated.reply}" for t in history[-3:]]
         prompt = f"Chat history:\n{chr(10).join(lines)}\n\nLatest user question: {message}"
@@ -261,7 +261,7 @@ def run(
         rewriter = None
         if rewrite:
             from assistant.eval.local_server import start_local
-            from assistant.llm import make_client
+            from assistant.runtime.llm import make_client
 
             model = stack.enter_context(start_local(say=True))
             rewriter = Rewriter(make_client(model.settings), model.settings.chat_model)

@@ -74,10 +74,10 @@ def _cascade_calls(rows: list[Row]) -> dict[str, Any]:
     """Run the real cascade with a fake LLM that always says retrieve; count its calls."""
     import anthropic
 
-    from assistant.fake_api import FakeAnthropicServer, Reply
     from assistant.gates.cascade import CascadeGate
     from assistant.gates.llm import LlmGate
     from assistant.gates.local import shared_local_gate
+    from assistant.runtime.fake_api import FakeAnthropicServer, Reply
 
     reply = Reply(text='{"retrieve": true, "query": "", "reason": "fake LLM"}')
     with FakeAnthropicServer(lambda _req: reply) as server:

@@ -340,7 +340,7 @@ def run(
         return results
     from assistant.config import Settings
     from assistant.eval.local_server import ModelNotReady, start_local
-    from assistant.llm import make_client
+    from assistant.runtime.llm import make_client
     from memory.persona import seed_demo
     from memory.store import MemoryStore
 

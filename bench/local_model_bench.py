@@ -91,7 +91,7 @@ def model_missing() -> str | None:
         import xllamacpp  # noqa: F401
     except ImportError:
         return "xllamacpp is not installed (pip install -e '.[local]')"
-    from assistant.model_file import ModelFileError, assemble_default_model
+    from assistant.runtime.model_file import ModelFileError, assemble_default_model
 
     try:
         assemble_default_model()
@@ -162,7 +162,7 @@ def compare_prompts(
     from assistant.config import Settings
     from assistant.eval.local_server import ModelNotReady, start_local
     from assistant.gates.llm import GATE_PROMPT, LOCAL_GATE_PROMPT, LlmGate
-    from assistant.llm import make_client
+    from assistant.runtime.llm import make_client
 
     try:
         model = start_local(Settings(), threads=threads)
@@ -334,7 +334,7 @@ def run(
         return {"skipped": missing}
     from assistant.config import Settings
     from assistant.eval.local_server import ModelNotReady, start_local
-    from assistant.llm import make_client
+    from assistant.runtime.llm import make_client
 
     # The app's no-key settings; only the gate's timeout may be raised (MEMGATE_GATE_TIMEOUT),
     # to judge the model's answers apart from a busy machine's delays.

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from assistant.eval.stats import percentile
-from assistant.fake_api import FakeAnthropicServer, Recorded, Reply
 from assistant.gates.llm import LlmGate
 from assistant.gates.rules import always_gate, length_gate, never_gate
+from assistant.runtime.fake_api import FakeAnthropicServer, Recorded, Reply
 from memory.persona import demo_conversation
 
 # A scripted mixed conversation about the demo persona: (message, needs memory).

@@ -115,7 +115,7 @@ class ModelUnderTest:
 
 def start_model(settings: Settings | None = None) -> ModelUnderTest:
     """The configured model; with no key or base URL, the built-in local model, started."""
-    from assistant.llm import make_client
+    from assistant.runtime.llm import make_client
 
     settings = settings or Settings.from_env()
     local = None

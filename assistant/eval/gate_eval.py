@@ -89,7 +89,7 @@ def make_gate(mode: str, env: dict[str, str] | None = None) -> GateUnderTest:
             raise SystemExit(2)
         else:
             model = settings.gate_model
-        from assistant.llm import make_client
+        from assistant.runtime.llm import make_client
 
         client = make_client(settings)
         endpoint = settings.endpoint_host

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 if TYPE_CHECKING:
     from assistant.config import Settings
-    from assistant.local_model import LocalModel, ModelStatus
+    from assistant.runtime.local_model import LocalModel, ModelStatus
 
 
 class ModelNotReady(RuntimeError):

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assistant.child_server import end_process, free_port
+from assistant.runtime.child_server import end_process, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM_ARGS = [

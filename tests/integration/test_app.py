@@ -15,7 +15,7 @@ import streamlit as st
 from markdown_it import MarkdownIt
 from streamlit.testing.v1 import AppTest
 
-from assistant.fake_api import FakeAnthropicServer, Reply
+from assistant.runtime.fake_api import FakeAnthropicServer, Reply
 from tests.chat_box import send_message
 from tests.crossings import crossings
 

@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 from assistant.gates.base import GateDecision, Method
 from assistant.gates.corrections.actions import BUTTON_LABEL, RERUN_NOTE, open_corrections
 from assistant.gates.corrections.gate import CorrectedGate
-from assistant.local_model import ModelState, ModelStatus
+from assistant.runtime.local_model import ModelState, ModelStatus
 from tests.integration.test_app import _start, _store, assistant_messages, badge_lines, send, turns
 
 

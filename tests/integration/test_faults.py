@@ -9,10 +9,10 @@ import pytest
 
 from assistant.capture import Capturer
 from assistant.chat import Chat
-from assistant.fake_api import Reply
 from assistant.gates.llm import LlmGate
 from assistant.pipeline import Pipeline
 from assistant.respond import ModelResponder
+from assistant.runtime.fake_api import Reply
 from memory.store import MemoryStore
 
 KEY = "sk-ant-FAULTS-0123456789-recognisable"

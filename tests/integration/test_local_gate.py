@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from assistant.fake_api import Reply
 from assistant.gates.base import Method
 from assistant.gates.cascade import CascadeGate
 from assistant.gates.llm import LlmGate
@@ -19,6 +18,7 @@ from assistant.gates.local import (
     featurize,
     hand_features,
 )
+from assistant.runtime.fake_api import Reply
 from tests.unit.test_local_gate import FRESH_SETS, _fresh_rows
 from training.train_gate import load_examples, train
 

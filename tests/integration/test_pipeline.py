@@ -9,7 +9,6 @@ import pytest
 
 from assistant.capture import Capturer
 from assistant.chat import Chat, TurnOptions
-from assistant.fake_api import Reply
 from assistant.gates.base import Method
 from assistant.gates.llm import LlmGate
 from assistant.gates.rules import always_gate, never_gate
@@ -24,6 +23,7 @@ from assistant.respond import (
     counts_from_today,
     said_back,
 )
+from assistant.runtime.fake_api import Reply
 from memory.store import MemoryStore
 
 RETRIEVE = '{"retrieve": true, "query": "dinner with Alex", "reason": "user\'s plans"}'

@@ -15,10 +15,10 @@ from assistant.front import Assistant
 from assistant.gates.base import GateDecision, Method
 from assistant.gates.llm import LlmGate
 from assistant.gates.rules import always_gate, never_gate
-from assistant.local_model import ModelState, ModelStatus
 from assistant.offline import OfflineResponder
 from assistant.pipeline import MAX_MESSAGE_CHARS, Pipeline, Turn, Variant
 from assistant.respond import ModelResponder, ReplySource
+from assistant.runtime.local_model import ModelState, ModelStatus
 from assistant.wiring import GateShelf, Wiring
 from tests.fakes import ListSearch, ScriptedModel, prompt_of
 

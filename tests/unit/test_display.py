@@ -12,8 +12,8 @@ from assistant.display import (
     stage_table,
 )
 from assistant.gates.rules import always_gate, never_gate
-from assistant.local_model import ModelState, ModelStatus
 from assistant.pipeline import Timings, Turn, Usage, Variant
+from assistant.runtime.local_model import ModelState, ModelStatus
 from assistant.session import CompareMedians
 from memory.records import Memory
 

@@ -125,7 +125,7 @@ def test_the_gate_contract_and_the_settings_are_leaves() -> None:
     # The settings hold the gate modes' names; where the store is, the memory CLI reads too.
     assert graph["assistant.config"] <= {"assistant.text", "memory.settings"}
     assert not {m for m in graph["memory.settings"] if m.startswith("assistant.")}
-    assert graph["assistant.completion"] <= {"assistant.text"}
+    assert graph["assistant.runtime.completion"] <= {"assistant.text"}
     # The follow-up reading is a step of the chain, not a user of it.
     reading = graph["assistant.conversation.reading"]
     assert not {m for m in reading if m.startswith("assistant.gates.")}
