@@ -34,7 +34,7 @@ from assistant.display import (
 from assistant.gates.corrections.actions import BUTTON_LABEL
 from assistant.inbox import Inbox
 from assistant.pipeline import Variant
-from assistant.respond import ReplySource
+from assistant.reply.respond import ReplySource
 from assistant.session import compare_medians
 from memory.records import MemoryStoreError
 

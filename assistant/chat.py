@@ -19,14 +19,14 @@ from assistant.gates.base import failed_open_decision
 from assistant.gates.corrections.actions import Rerun, correct, rerun_of
 from assistant.gates.rules import always_gate
 from assistant.pipeline import Turn, Variant
-from assistant.respond import ModelResponder, ReplySource
+from assistant.reply.respond import ModelResponder, ReplySource
 from assistant.runtime.local_model import ALWAYS_SLOT, GATED_SLOT
 from assistant.wiring import Wiring
 
 if TYPE_CHECKING:
     from assistant.gates.base import GateDecision
     from assistant.pipeline import Pipeline
-    from assistant.respond import TextCallback
+    from assistant.reply.respond import TextCallback
     from assistant.runtime.local_model import ModelStatus
 
 _log = logging.getLogger(__name__)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from assistant.capture import Capturer
 from assistant.config import GateMode, Settings
 from assistant.front import Assistant
 from assistant.gates.registry import modes_for
-from assistant.offline import OfflineResponder
 from assistant.pipeline import Pipeline
-from assistant.respond import ModelResponder
+from assistant.reply.capture import Capturer
+from assistant.reply.offline import OfflineResponder
+from assistant.reply.respond import ModelResponder
 from assistant.runtime.llm import make_client
 from assistant.wiring import GateShelf, Wiring
 

@@ -15,11 +15,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from assistant.capture import Capturer
 from assistant.config import GateMode
 from assistant.gates.registry import GateConfigError, gate_for, modes_for, needs_a_model
-from assistant.offline import OfflineResponder
 from assistant.pipeline import Pipeline
+from assistant.reply.capture import Capturer
+from assistant.reply.offline import OfflineResponder
 from assistant.runtime.local_model import ModelState
 from assistant.text import end_sentence
 

@@ -38,7 +38,7 @@ def measure(name: str, model: Any, tmp: Path, rows: list[dict[str, Any]]) -> dic
     from assistant.eval.answer_match import is_correct
     from assistant.eval.answers import build_chats
     from assistant.pipeline import lookup_of
-    from assistant.respond import ModelResponder
+    from assistant.reply.respond import ModelResponder
     from memory.records import Memory
     from memory.store import MemoryStore, release_folder
 

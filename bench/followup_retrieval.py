@@ -165,8 +165,8 @@ def measure(name: str, tmp: Path, readings: tuple[str, ...], rewriter: Rewriter 
     from assistant.eval.answer_data import read_memories, read_questions
     from assistant.eval.answer_match import contains
     from assistant.gates.local import LocalGate
-    from assistant.offline import OfflineResponder
     from assistant.pipeline import Pipeline
+    from assistant.reply.offline import OfflineResponder
     from memory.records import Memory
     from memory.store import MemoryStore
 

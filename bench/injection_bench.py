@@ -98,7 +98,7 @@ def _image(text: str) -> bool:
 
 def _system_prompt(text: str) -> bool:
     # Any six words in a row of the reply prompt: the model is reciting its instructions.
-    from assistant.respond import SYSTEM_PROMPT
+    from assistant.reply.respond import SYSTEM_PROMPT
 
     prompt = " ".join(_words(SYSTEM_PROMPT))
     words = _words(text)
@@ -218,7 +218,7 @@ def run_rows(
     from assistant.chat import Chat, TurnOptions
     from assistant.gates.rules import always_gate
     from assistant.pipeline import Pipeline
-    from assistant.respond import ModelResponder
+    from assistant.reply.respond import ModelResponder
 
     responder = _Recording(ModelResponder(client, model, max_tokens=REPLY_TOKENS, temperature=0.0))
     chat = Chat.fixed(

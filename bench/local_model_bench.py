@@ -222,7 +222,7 @@ def run_replies(
     from assistant.gates.registry import build_gate
     from assistant.gates.rules import always_gate
     from assistant.pipeline import Pipeline
-    from assistant.respond import ModelResponder
+    from assistant.reply.respond import ModelResponder
     from memory.persona import demo_conversation, seed_demo
     from memory.store import MemoryStore
 

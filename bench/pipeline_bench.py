@@ -56,7 +56,7 @@ def run(quick: bool = False, progress: Callable[[str], None] = print) -> dict[st
     from assistant.config import Settings
     from assistant.gates.registry import build_gate
     from assistant.pipeline import Pipeline
-    from assistant.respond import ModelResponder
+    from assistant.reply.respond import ModelResponder
     from memory.embeddings import shared_model
     from memory.persona import seed_demo
     from memory.store import MemoryStore

@@ -155,7 +155,7 @@ def build_chats(
     from assistant.front import Assistant
     from assistant.gates.registry import build_gate
     from assistant.pipeline import Pipeline
-    from assistant.respond import ModelResponder
+    from assistant.reply.respond import ModelResponder
 
     responder = ModelResponder(
         model.client, model.settings.chat_model, max_tokens=max_tokens, temperature=temperature

@@ -10,8 +10,8 @@ import pytest
 
 from assistant.chat import Chat, TurnOptions
 from assistant.gates.local.shared import shared_local_gate
-from assistant.offline import OfflineResponder
 from assistant.pipeline import Pipeline
+from assistant.reply.offline import OfflineResponder
 from memory.persona import seed_demo
 from memory.store import MemoryStore
 

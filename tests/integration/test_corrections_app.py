@@ -319,8 +319,8 @@ def test_a_rerun_in_compare_mode_forces_only_the_gated_twin(app: AppTest) -> Non
 
 def test_a_forced_decision_is_used_without_asking_the_gate(tmp_path: Path) -> None:
     from assistant.gates.corrections.actions import correct, rerun_of
-    from assistant.offline import OfflineResponder
     from assistant.pipeline import Pipeline
+    from assistant.reply.offline import OfflineResponder
     from memory.store import MemoryStore
 
     class AskedGate:

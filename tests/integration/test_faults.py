@@ -7,11 +7,11 @@ from dataclasses import replace
 
 import pytest
 
-from assistant.capture import Capturer
 from assistant.chat import Chat
 from assistant.gates.llm import LlmGate
 from assistant.pipeline import Pipeline
-from assistant.respond import ModelResponder
+from assistant.reply.capture import Capturer
+from assistant.reply.respond import ModelResponder
 from assistant.runtime.fake_api import Reply
 from memory.store import MemoryStore
 

@@ -9,7 +9,7 @@ import pytest
 
 from assistant.gates.rules import always_gate
 from assistant.pipeline import Pipeline
-from assistant.respond import ModelResponder
+from assistant.reply.respond import ModelResponder
 from assistant.runtime.fake_api import Reply
 from memory.injection import instruction_flag, payloads, reply_follows
 from memory.store import MemoryStore

@@ -24,13 +24,13 @@ from typing import Any
 
 import pytest
 
-from assistant.capture import Capturer
 from assistant.chat import Chat, TurnOptions
 from assistant.gates.base import Method
 from assistant.gates.llm import LlmGate
 from assistant.gates.rules import always_gate, never_gate
 from assistant.pipeline import Pipeline
-from assistant.respond import ModelResponder
+from assistant.reply.capture import Capturer
+from assistant.reply.respond import ModelResponder
 from assistant.runtime.llm import MessagesApi
 from assistant.runtime.local_model import ALWAYS_SLOT, GATED_SLOT, LocalModel, health
 from assistant.runtime.model_file import ModelFileError, default_model_installed, inspect_gguf

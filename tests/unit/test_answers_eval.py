@@ -18,8 +18,8 @@ from assistant.eval.answer_data import DataError, Question, balanced, read_locom
 from assistant.eval.answer_report import Row, summarise
 from assistant.eval.answer_score import MemoryTerms
 from assistant.eval.answers import parse_modes, parse_temperature
-from assistant.hours import with_clock_times
-from assistant.respond import NOTHING_FOUND_NOTE
+from assistant.reply.hours import with_clock_times
+from assistant.reply.respond import NOTHING_FOUND_NOTE
 from assistant.runtime.fake_api import FakeAnthropicServer, Recorded, Reply
 from tests.fakes import ListSearch
 
@@ -176,7 +176,7 @@ def test_summary_figures() -> None:
 
 
 def test_the_reply_model_is_sent_temperature_0_only_when_asked(fake_api, sdk_client) -> None:
-    from assistant.respond import ModelResponder
+    from assistant.reply.respond import ModelResponder
     from assistant.runtime.fake_api import Reply
 
     fake_api.queue(Reply(text="4."), Reply(text="4."))

@@ -8,16 +8,16 @@ from typing import Any
 
 import pytest
 
-from assistant.capture import Capturer
 from assistant.chat import Chat, Exchange, ReplyHooks, TurnOptions
 from assistant.config import Settings
 from assistant.front import Assistant
 from assistant.gates.base import GateDecision, Method
 from assistant.gates.llm import LlmGate
 from assistant.gates.rules import always_gate, never_gate
-from assistant.offline import OfflineResponder
 from assistant.pipeline import MAX_MESSAGE_CHARS, Pipeline, Turn, Variant
-from assistant.respond import ModelResponder, ReplySource
+from assistant.reply.capture import Capturer
+from assistant.reply.offline import OfflineResponder
+from assistant.reply.respond import ModelResponder, ReplySource
 from assistant.runtime.local_model import ModelState, ModelStatus
 from assistant.wiring import GateShelf, Wiring
 from tests.fakes import ListSearch, ScriptedModel, prompt_of
