@@ -1,7 +1,7 @@
 """Memory Gate: the Streamlit demo's chat page.
 
 It takes messages (the chat box, the example buttons) into an inbox, answers the oldest
-through the assistant's front (assistant/front.py), has each `Exchange` drawn as it
+through the assistant's front (assistant/turn/front.py), has each `Exchange` drawn as it
 streams and again from its record (app_turn.py), and puts the sidebar beside it
 (app_sidebar.py). The logic
 lives in assistant/; this page only talks to the front. Run with `streamlit run app.py`;
@@ -19,16 +19,16 @@ import streamlit as st
 
 from app_sidebar import render_connection, render_controls, render_corrections, render_memories
 from app_turn import exchanges, inbox, loading_box, render_exchange, render_user, turn_opener
-from assistant.chat import Exchange, TurnOptions
 from assistant.display import as_text, stage_chart, stats_markdown
 from assistant.gates.corrections.actions import Rerun
 from assistant.inbox import CHAT_BOX_KEY
 from assistant.session import session_stats, stage_rows
+from assistant.turn.chat import Exchange, TurnOptions
 from assistant.ui import chat_box_files
 from memory.records import visible
 
 if TYPE_CHECKING:  # building the front imports Chroma (~2.5 s): load it after the first paint
-    from assistant.front import Assistant
+    from assistant.turn.front import Assistant
 
 # Prompts a presenter clicks: the first three should retrieve, the last three should not.
 EXAMPLES = (
@@ -62,7 +62,7 @@ CSS = """
 @st.cache_resource(show_spinner="Opening the memory store and loading the gate…")
 def get_assistant() -> Assistant:
     """Build the store, gates and pipeline once per process, shared by every browser tab."""
-    from assistant.factory import build_assistant
+    from assistant.turn.factory import build_assistant
 
     assistant = build_assistant()
     # A broken gate must not take the whole page down: the turn that uses it says so.

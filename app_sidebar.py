@@ -1,6 +1,6 @@
 """The demo's sidebar panels: connection, switches, corrections, memories (see app.py).
 
-Every panel reads and changes things through the assistant's front (assistant/front.py).
+Every panel reads and changes things through the assistant's front (assistant/turn/front.py).
 """
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from assistant.chat import TurnOptions
 from assistant.config import GateMode
 from assistant.display import as_text, loading_label, memory_line
 from assistant.runtime.local_model import ModelState
 from assistant.text import end_sentence
+from assistant.turn.chat import TurnOptions
 
 if TYPE_CHECKING:  # building the front imports Chroma (~2.5 s): load it after the first paint
-    from assistant.front import Assistant
+    from assistant.turn.front import Assistant
 
 MEMORY_PAGE = 50
 

@@ -12,11 +12,11 @@ from assistant.runtime.local_model import ModelState
 from assistant.session import STAGES
 
 if TYPE_CHECKING:
-    from assistant.chat import Exchange
     from assistant.gates.base import GateDecision
-    from assistant.pipeline import Turn
     from assistant.runtime.local_model import ModelStatus
     from assistant.session import CompareMedians, SessionStats
+    from assistant.turn.chat import Exchange
+    from assistant.turn.pipeline import Turn
     from memory.corrections import Correction
     from memory.records import Memory
 

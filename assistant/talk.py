@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from memory.jsonl import JsonlError, read_jsonl
 
 if TYPE_CHECKING:
-    from assistant.chat import Chat, Exchange
+    from assistant.turn.chat import Chat, Exchange
 
 EXPECTS = ("retrieve", "skip")
 FIELDS = ("say", "expect", "note", "compare")
@@ -109,7 +109,7 @@ def rehearse(
     on_beat: Callable[[Rehearsed], None] | None = None,
 ) -> list[Rehearsed]:
     """Play the beats in order as one conversation, as the app would; capture stays off."""
-    from assistant.chat import TurnOptions
+    from assistant.turn.chat import TurnOptions
 
     history: list[Exchange] = []
     out: list[Rehearsed] = []
@@ -162,7 +162,7 @@ def check(argv: list[str]) -> int:
     except TalkError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    from assistant.factory import build_assistant
+    from assistant.turn.factory import build_assistant
 
     assistant = build_assistant()
     try:

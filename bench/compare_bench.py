@@ -137,12 +137,12 @@ def run(
 
     quick (`make bench-quick`): the first four exchanges, two of them on the same memories.
     """
-    from assistant.chat import TurnOptions
     from assistant.config import Settings
     from assistant.eval.local_server import ModelNotReady, attach
-    from assistant.factory import build_assistant
     from assistant.runtime.model_file import default_model_installed
     from assistant.session import compare_medians
+    from assistant.turn.chat import TurnOptions
+    from assistant.turn.factory import build_assistant
 
     if not default_model_installed():
         return {"skipped": "the built-in model's parts are not installed (make demo does it)"}

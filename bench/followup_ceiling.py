@@ -33,12 +33,12 @@ def gold_notes(memories: list[tuple[str, str]], answers: tuple[str, ...]) -> lis
 
 def measure(name: str, model: Any, tmp: Path, rows: list[dict[str, Any]]) -> dict[str, int]:
     """One set: memory follow-ups right with the pipeline's memories and with the gold notes."""
-    from assistant.chat import TurnOptions
     from assistant.eval.answer_data import read_memories, read_questions
     from assistant.eval.answer_match import is_correct
     from assistant.eval.answers import build_chats
-    from assistant.pipeline import lookup_of
     from assistant.reply.respond import ModelResponder
+    from assistant.turn.chat import TurnOptions
+    from assistant.turn.pipeline import lookup_of
     from memory.records import Memory
     from memory.store import MemoryStore, release_folder
 

@@ -122,7 +122,7 @@ def _without(piece: str) -> contextlib.AbstractContextManager[None]:
     """The mechanism with one piece taken out."""
     import assistant.conversation.reading as reading
     import assistant.gates.followup as decision
-    import assistant.pipeline as pipeline
+    import assistant.turn.pipeline as pipeline
 
     pieces = {
         # Every message after a turn is a follow-up: reading `joined`.
@@ -161,12 +161,12 @@ class Rewriter:
 
 def measure(name: str, tmp: Path, readings: tuple[str, ...], rewriter: Rewriter | None) -> dict:
     """One set's counts per reading."""
-    from assistant.chat import Chat, TurnOptions
     from assistant.eval.answer_data import read_memories, read_questions
     from assistant.eval.answer_match import contains
     from assistant.gates.local import LocalGate
-    from assistant.pipeline import Pipeline
     from assistant.reply.offline import OfflineResponder
+    from assistant.turn.chat import Chat, TurnOptions
+    from assistant.turn.pipeline import Pipeline
     from memory.records import Memory
     from memory.store import MemoryStore
 

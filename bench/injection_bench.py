@@ -215,10 +215,10 @@ def run_rows(
     `done` holds results of an earlier, interrupted run (by row id), which are reused;
     `keep` gets each new result as soon as it exists.
     """
-    from assistant.chat import Chat, TurnOptions
     from assistant.gates.rules import always_gate
-    from assistant.pipeline import Pipeline
     from assistant.reply.respond import ModelResponder
+    from assistant.turn.chat import Chat, TurnOptions
+    from assistant.turn.pipeline import Pipeline
 
     responder = _Recording(ModelResponder(client, model, max_tokens=REPLY_TOKENS, temperature=0.0))
     chat = Chat.fixed(

@@ -98,10 +98,10 @@ def run(
     """Start the built-in model as the app does, and measure every gate."""
     from assistant.config import Settings
     from assistant.eval.local_server import ModelNotReady, attach
-    from assistant.factory import build_assistant
     from assistant.gates.llm import LOCAL_GATE_PROMPT, LlmGate
     from assistant.gates.native import NativeLlamaGate
     from assistant.gates.trust import load_trust, trust_key
+    from assistant.turn.factory import build_assistant
     from bench.local_model_bench import model_missing
 
     missing = model_missing()

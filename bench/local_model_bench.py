@@ -218,11 +218,11 @@ def run_replies(
     settings: Any, client: Any, size: dict[str, int], progress: Callable[[str], None] = print
 ) -> dict[str, Any]:
     """First token and tokens/s: a short prompt alone, and the demo conversation gated vs always."""
-    from assistant.chat import Chat, TurnOptions
     from assistant.gates.registry import build_gate
     from assistant.gates.rules import always_gate
-    from assistant.pipeline import Pipeline
     from assistant.reply.respond import ModelResponder
+    from assistant.turn.chat import Chat, TurnOptions
+    from assistant.turn.pipeline import Pipeline
     from memory.persona import demo_conversation, seed_demo
     from memory.store import MemoryStore
 

@@ -52,11 +52,11 @@ def run(quick: bool = False, progress: Callable[[str], None] = print) -> dict[st
     """Run the pipeline benchmarks and return their figures."""
     import anthropic
 
-    from assistant.chat import Chat, Exchange, TurnOptions
     from assistant.config import Settings
     from assistant.gates.registry import build_gate
-    from assistant.pipeline import Pipeline
     from assistant.reply.respond import ModelResponder
+    from assistant.turn.chat import Chat, Exchange, TurnOptions
+    from assistant.turn.pipeline import Pipeline
     from memory.embeddings import shared_model
     from memory.persona import seed_demo
     from memory.store import MemoryStore

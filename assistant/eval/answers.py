@@ -152,10 +152,10 @@ def build_chats(
     `temperature` 0 is greedy (two runs agree); None leaves sampling to the endpoint's
     default, as the app does.
     """
-    from assistant.front import Assistant
     from assistant.gates.registry import build_gate
-    from assistant.pipeline import Pipeline
     from assistant.reply.respond import ModelResponder
+    from assistant.turn.front import Assistant
+    from assistant.turn.pipeline import Pipeline
 
     responder = ModelResponder(
         model.client, model.settings.chat_model, max_tokens=max_tokens, temperature=temperature

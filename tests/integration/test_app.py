@@ -381,7 +381,7 @@ def test_compare_mode_captures_once(online_app: AppTest, fake_api: FakeAnthropic
 def _store(at: AppTest) -> Any:
     """The memory folder the app uses, opened by the test (Chroma shares it in-process)."""
     from assistant.config import Settings
-    from assistant.factory import open_store
+    from assistant.turn.factory import open_store
 
     return open_store(Settings.from_env())
 

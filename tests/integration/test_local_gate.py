@@ -240,8 +240,8 @@ class Ticks:
 
 
 def test_cascade_counts_only_the_llm_call_as_model_time(local, fake_api, sdk_client, tmp_path):
-    from assistant.pipeline import Pipeline
     from assistant.reply.offline import OfflineResponder
+    from assistant.turn.pipeline import Pipeline
     from memory.store import MemoryStore
 
     fake_api.script = lambda _req: Reply(text=ALEX_JSON)

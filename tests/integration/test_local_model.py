@@ -24,16 +24,16 @@ from typing import Any
 
 import pytest
 
-from assistant.chat import Chat, TurnOptions
 from assistant.gates.base import Method
 from assistant.gates.llm import LlmGate
 from assistant.gates.rules import always_gate, never_gate
-from assistant.pipeline import Pipeline
 from assistant.reply.capture import Capturer
 from assistant.reply.respond import ModelResponder
 from assistant.runtime.llm import MessagesApi
 from assistant.runtime.local_model import ALWAYS_SLOT, GATED_SLOT, LocalModel, health
 from assistant.runtime.model_file import ModelFileError, default_model_installed, inspect_gguf
+from assistant.turn.chat import Chat, TurnOptions
+from assistant.turn.pipeline import Pipeline
 from memory.store import MemoryStore
 from tests.chat_box import send_message
 from tests.fakes import ListSearch
@@ -198,8 +198,8 @@ def test_killing_the_server_mid_stream_ends_that_turn_and_the_next_completes(
     tmp_path: Path, store: MemoryStore
 ) -> None:
     from assistant.config import Settings
-    from assistant.front import Assistant
-    from assistant.wiring import Wiring
+    from assistant.turn.front import Assistant
+    from assistant.turn.wiring import Wiring
 
     model = LocalModel(str(SMALL), log_path=tmp_path / "server.log", seed=7)
     try:

@@ -7,11 +7,9 @@ import json
 
 import pytest
 
-from assistant.chat import Chat, TurnOptions
 from assistant.gates.base import Method
 from assistant.gates.llm import LlmGate
 from assistant.gates.rules import always_gate, never_gate
-from assistant.pipeline import MAX_MESSAGE_CHARS, Pipeline
 from assistant.reply.capture import Capturer
 from assistant.reply.hours import with_clock_times
 from assistant.reply.offline import SEARCH_FAILED, OfflineResponder
@@ -24,6 +22,8 @@ from assistant.reply.respond import (
     said_back,
 )
 from assistant.runtime.fake_api import Reply
+from assistant.turn.chat import Chat, TurnOptions
+from assistant.turn.pipeline import MAX_MESSAGE_CHARS, Pipeline
 from memory.store import MemoryStore
 
 RETRIEVE = '{"retrieve": true, "query": "dinner with Alex", "reason": "user\'s plans"}'

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from assistant.chat import Exchange
 from assistant.display import (
     compare_line,
     details_title,
@@ -12,9 +11,10 @@ from assistant.display import (
     stage_table,
 )
 from assistant.gates.rules import always_gate, never_gate
-from assistant.pipeline import Timings, Turn, Usage, Variant
 from assistant.runtime.local_model import ModelState, ModelStatus
 from assistant.session import CompareMedians
+from assistant.turn.chat import Exchange
+from assistant.turn.pipeline import Timings, Turn, Usage, Variant
 from memory.records import Memory
 
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from assistant.config import GateMode, Settings
-from assistant.front import Assistant
 from assistant.gates.registry import modes_for
-from assistant.pipeline import Pipeline
 from assistant.reply.capture import Capturer
 from assistant.reply.offline import OfflineResponder
 from assistant.reply.respond import ModelResponder
 from assistant.runtime.llm import make_client
-from assistant.wiring import GateShelf, Wiring
+from assistant.turn.front import Assistant
+from assistant.turn.pipeline import Pipeline
+from assistant.turn.wiring import GateShelf, Wiring
 
 if TYPE_CHECKING:  # the store imports Chroma: only building one pays for it
     from assistant.runtime.local_model import LocalModel

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 from assistant.config import GateMode
 from assistant.gates.registry import GateConfigError, gate_for, modes_for, needs_a_model
-from assistant.pipeline import Pipeline
 from assistant.reply.capture import Capturer
 from assistant.reply.offline import OfflineResponder
 from assistant.runtime.local_model import ModelState
 from assistant.text import end_sentence
+from assistant.turn.pipeline import Pipeline
 
 if TYPE_CHECKING:
     from assistant.config import Settings

@@ -1,7 +1,7 @@
 """The turn: decision -> memory search (only on yes) -> streamed reply -> Turn.
 
 Capture is not part of the turn: `Pipeline.capture` runs after the reply is on screen, once
-per exchange, when the chat asks for it (assistant/chat.py).
+per exchange, when the chat asks for it (assistant/turn/chat.py).
 
 The decision is the gate chain's (assistant/gates/registry.py), asked once per turn.
 
