@@ -19,12 +19,12 @@ import streamlit as st
 
 from app_sidebar import render_connection, render_controls, render_corrections, render_memories
 from app_turn import exchanges, inbox, loading_box, render_exchange, render_user, turn_opener
-from assistant.display import as_text, stage_chart, stats_markdown
 from assistant.gates.corrections.actions import Rerun
-from assistant.inbox import CHAT_BOX_KEY
-from assistant.session import session_stats, stage_rows
+from assistant.page.display import as_text, stage_chart, stats_markdown
+from assistant.page.inbox import CHAT_BOX_KEY
+from assistant.page.session import session_stats, stage_rows
+from assistant.page.ui import chat_box_files
 from assistant.turn.chat import Exchange, TurnOptions
-from assistant.ui import chat_box_files
 from memory.records import visible
 
 if TYPE_CHECKING:  # building the front imports Chroma (~2.5 s): load it after the first paint
@@ -40,7 +40,7 @@ EXAMPLES = (
     "What's the capital of France?",
 )
 STAGE_COLOURS = ["#4f46e5", "#0ea5e9", "#f59e0b", "#9ca3af"]  # gate, search, reply, capture
-CHAT_BOX = "memory_gate.chat_box"  # the component's name (assistant/ui/chat_box.*)
+CHAT_BOX = "memory_gate.chat_box"  # the component's name (assistant/page/ui/chat_box.*)
 
 # Our own static CSS only: never user content (that is always escaped markdown).
 CSS = """
@@ -78,7 +78,7 @@ def receive(message: str | None = None) -> None:
 
     Callbacks run when a run starts, before the script body and before the first point
     where Streamlit can stop the run. The chat box's value is every message it has not
-    seen taken (assistant/inbox.py), so one that a dropped or merged rerun never brought
+    seen taken (assistant/page/inbox.py), so one that a dropped or merged rerun never brought
     is taken from the next one.
     """
     if message is None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from assistant.config import GateMode
-from assistant.display import as_text, loading_label, memory_line
+from assistant.page.display import as_text, loading_label, memory_line
 from assistant.runtime.local_model import ModelState
 from assistant.text import end_sentence
 from assistant.turn.chat import TurnOptions

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from assistant.display import (
+from assistant.gates.corrections.actions import BUTTON_LABEL
+from assistant.page.display import (
     as_text,
     compare_line,
     details_title,
@@ -30,10 +31,9 @@ from assistant.display import (
     wrong_help,
     you_corrected,
 )
-from assistant.gates.corrections.actions import BUTTON_LABEL
-from assistant.inbox import Inbox
+from assistant.page.inbox import Inbox
+from assistant.page.session import compare_medians
 from assistant.reply.respond import ReplySource
-from assistant.session import compare_medians
 from assistant.turn.chat import Exchange, OpenTurn, ReplyHooks
 from assistant.turn.pipeline import Variant
 from memory.records import MemoryStoreError

@@ -139,8 +139,8 @@ def run(
     """
     from assistant.config import Settings
     from assistant.eval.local_server import ModelNotReady, attach
+    from assistant.page.session import compare_medians
     from assistant.runtime.model_file import default_model_installed
-    from assistant.session import compare_medians
     from assistant.turn.chat import TurnOptions
     from assistant.turn.factory import build_assistant
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from assistant.gates.base import GateDecision, Method
-from assistant.session import (
+from assistant.page.session import (
     DEFAULT_TOKENS_PER_SEARCH,
     CompareMedians,
     SessionStats,

@@ -8,13 +8,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from assistant.page.session import STAGES
 from assistant.runtime.local_model import ModelState
-from assistant.session import STAGES
 
 if TYPE_CHECKING:
     from assistant.gates.base import GateDecision
+    from assistant.page.session import CompareMedians, SessionStats
     from assistant.runtime.local_model import ModelStatus
-    from assistant.session import CompareMedians, SessionStats
     from assistant.turn.chat import Exchange
     from assistant.turn.pipeline import Turn
     from memory.corrections import Correction
