@@ -11,6 +11,7 @@ One mechanism, with no word list beyond English pronouns and function words:
 The gate's decision read again with the exchange a follow-up continues is the decision
 chain's last step, with the gates (`assistant.gates.followup`).
 
-May import `assistant.text`, `assistant.config` and `memory`: it sits below the gates,
-which read the conversation, and imports none of them.
+May import the leaves (`assistant.text`, `assistant.config`), the model runtime and
+`memory`; not the gates, which read the conversation, nor anything above them. Nothing
+is imported here.
 """

@@ -18,5 +18,8 @@
 - `registry`: how each mode is built, and the one decision chain (corrections -> gate ->
   vocabulary -> conversation) the pipeline asks.
 
-Nothing is imported here: importing `assistant.gates.base` stays a leaf's cost.
+May import the leaves (`assistant.text`, `assistant.config`), the model runtime, the
+conversation and `memory`. Not the reply, its sibling (neither imports the other), nor the
+turn, which asks the chain. Nothing is imported here: importing `assistant.gates.base`
+stays a small cost.
 """
