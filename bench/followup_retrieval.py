@@ -36,7 +36,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench.local_model_bench import table_row
+from bench.figures import table_row
 
 ROOT = Path(__file__).resolve().parent.parent
 ANSWERS = ROOT / "evaluation" / "answers"
