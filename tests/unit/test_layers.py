@@ -17,6 +17,7 @@ other. tests/, bench/ and training/ stand above the table and may import anythin
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import subprocess
 import sys
@@ -120,13 +121,19 @@ def _known(target: str, modules: set[str]) -> str | None:
 def import_graph(modules: Mapping[str, Source] | None = None) -> dict[str, set[str]]:
     """module -> the project modules it imports (only those the layers cover)."""
     modules = sources() if modules is None else modules
-    names = set(modules)
-    graph: dict[str, set[str]] = {}
-    for name, (text, is_package) in modules.items():
-        tree = ast.parse(text, filename=name)
-        targets = {_known(t, names) for t in _imported(tree, name, is_package, names)}
-        graph[name] = {t for t in targets if t} - {name}
-    return graph
+    names = frozenset(modules)
+    return {
+        name: set(_edges(name, text, is_package, names))
+        for name, (text, is_package) in modules.items()
+    }
+
+
+@functools.cache
+def _edges(name: str, text: str, is_package: bool, names: frozenset[str]) -> frozenset[str]:
+    # Cached: the checks on the checks parse the same tree again with one module changed.
+    tree = ast.parse(text, filename=name)
+    targets = {_known(t, names) for t in _imported(tree, name, is_package, names)}
+    return frozenset(t for t in targets if t) - {name}
 
 
 def _names(unit: str | tuple[str, ...]) -> tuple[str, ...]:
