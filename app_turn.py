@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from assistant.chat import Exchange, OpenTurn, ReplyHooks
-from assistant.display import (
+from assistant.gates.corrections.actions import BUTTON_LABEL
+from assistant.page.display import (
     as_text,
     compare_line,
     details_title,
@@ -31,21 +31,21 @@ from assistant.display import (
     wrong_help,
     you_corrected,
 )
-from assistant.gates.corrections.actions import BUTTON_LABEL
-from assistant.inbox import Inbox
-from assistant.pipeline import Variant
-from assistant.respond import ReplySource
-from assistant.session import compare_medians
+from assistant.page.inbox import Inbox
+from assistant.page.session import compare_medians
+from assistant.reply.respond import ReplySource
+from assistant.turn.chat import Exchange, OpenTurn, ReplyHooks
+from assistant.turn.pipeline import Variant
 from memory.records import MemoryStoreError
 
 if TYPE_CHECKING:
     from streamlit.delta_generator import DeltaGenerator
 
-    from assistant.front import Assistant
     from assistant.gates.base import GateDecision
-    from assistant.local_model import ModelStatus
-    from assistant.pipeline import Turn
+    from assistant.runtime.local_model import ModelStatus
     from assistant.talk import TalkPlay
+    from assistant.turn.front import Assistant
+    from assistant.turn.pipeline import Turn
 
 BADGES = {  # one colour per decision, readable from the back of the room
     "retrieved": ":blue-badge[:material/manage_search: RETRIEVED]",

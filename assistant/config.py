@@ -1,6 +1,8 @@
-"""Settings, read from the environment in one place.
+"""Settings, read from the environment in one place, and the gate modes they name.
 
-A leaf: it imports nothing from the project but the gate modes' names (a leaf too).
+A leaf: of the project it imports only `assistant.text` (the `Label` enum) and where the
+store is (`memory.settings`). `GateMode` lives here, not with the gates: it is the value of
+MEMGATE_GATE_MODE, and every layer above reads it.
 """
 
 from __future__ import annotations
@@ -10,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from assistant.gates.base import GateMode
+from assistant.text import Label
 from memory.settings import SettingsError, StoreSettings
-from memory.settings import cache_home as cache_home  # re-exported: assistant.model_file
+from memory.settings import cache_home as cache_home  # re-exported: assistant.runtime.model_file
 from memory.settings import env_float as _float
 
 # Current, non-deprecated model ids (checked against anthropic/_data/deprecated_models.py).
@@ -23,6 +25,45 @@ LOCAL_MODEL_OFF = "off"
 # our follow-up and single-question dev sets (docs/answers.md, "Sampling"): a presenter
 # wants the right answer every time. Other endpoints keep their own default.
 BUILT_IN_TEMPERATURE = 0.0
+
+
+class GateMode(Label):
+    """A way of deciding whether a message needs memory; the value is MEMGATE_GATE_MODE's."""
+
+    LLM = "llm"
+    LOCAL = "local"
+    CASCADE = "cascade"
+    ALWAYS = "always"
+    NEVER = "never"
+    LENGTH = "length"
+
+    @property
+    def summary(self) -> str:
+        """One line for help texts."""
+        return _SUMMARIES[self]
+
+    @property
+    def needs_model(self) -> bool:
+        """True when the mode calls the LLM through the anthropic client."""
+        return self in (GateMode.LLM, GateMode.CASCADE)
+
+    @property
+    def judges(self) -> bool:
+        """True when the mode judges the message: corrections apply to it, and a follow-up
+        is read with the conversation. The rule modes (always, never, length) stand for
+        products that read the message alone, and a presenter picks them as a fixed
+        baseline that nothing may bend."""
+        return self in (GateMode.LLM, GateMode.LOCAL, GateMode.CASCADE)
+
+
+_SUMMARIES = {
+    GateMode.LLM: "the small model decides (the seed gate)",
+    GateMode.LOCAL: "an offline classifier on MiniLM embeddings, a few ms",
+    GateMode.CASCADE: "local first; the LLM only when local is unsure",
+    GateMode.ALWAYS: "retrieve every turn, like mem0 / Zep",
+    GateMode.NEVER: "no memory",
+    GateMode.LENGTH: "skip messages of 30 characters or fewer",
+}
 
 
 def _temperature(env: Mapping[str, str]) -> str:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from memory.jsonl import JsonlError, read_jsonl
 
 if TYPE_CHECKING:
-    from assistant.chat import Chat, Exchange
+    from assistant.turn.chat import Chat, Exchange
 
 EXPECTS = ("retrieve", "skip")
 FIELDS = ("say", "expect", "note", "compare")
@@ -160,7 +160,7 @@ def rehearse(
     on_beat: Callable[[Rehearsed], None] | None = None,
 ) -> list[Rehearsed]:
     """Play the beats in order as one conversation, as the app would; capture stays off."""
-    from assistant.chat import TurnOptions
+    from assistant.turn.chat import TurnOptions
 
     history: list[Exchange] = []
     out: list[Rehearsed] = []
@@ -214,7 +214,7 @@ def check(argv: list[str]) -> int:
     except TalkError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    from assistant.factory import build_assistant
+    from assistant.turn.factory import build_assistant
 
     assistant = build_assistant()
     try:
@@ -229,8 +229,8 @@ def check(argv: list[str]) -> int:
         assistant.close()
     from dataclasses import asdict
 
-    from assistant.export import scoreboard_lines
-    from assistant.session import scoreboard
+    from assistant.page.export import scoreboard_lines
+    from assistant.page.session import scoreboard
 
     # The figures a presenter quotes: the same scoreboard the stage shows, estimates said so.
     exchanges = [p.exchange for p in played if p.exchange is not None]

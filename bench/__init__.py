@@ -2,7 +2,9 @@
 
 Each command's module exposes `add_arguments(parser)` (its options; optional) and
 `command(args) -> int`. A module that is also a section of the report (`python -m bench
-all`) exposes `run(quick) -> dict` and `markdown(results, plots_dir) -> str` as well.
+all`) exposes `run(quick) -> dict` and `markdown(results, plots_dir) -> str` as well. Every
+table, latency summary, load figure and plot is written with bench/figures.py, so the
+sections of docs/benchmarks.md read alike.
 """
 
 from __future__ import annotations

@@ -19,6 +19,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from bench.figures import table_head, table_row
+
 ROOT = Path(__file__).resolve().parent.parent
 ANSWERS = ROOT / "evaluation" / "answers"
 SETS = ("nurse_dev", "founder_dev", "teacher_test")
@@ -76,15 +78,23 @@ def command(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for name in SETS:
             figures = measure(name, Path(tmp))
-            print(
-                f"\n{name}\n| cut-off | k | memory answer in top k | memories on a general "
-                "question | questions with a near-duplicate pair |\n|---|---:|---:|---:|---:|"
+            head = table_head(
+                "cut-off",
+                "k",
+                "memory answer in top k",
+                "memories on a general question",
+                "questions with a near-duplicate pair",
             )
+            print("\n".join(["", name, *head]))
             for key, f in figures.items():
                 cutoff, k = key.split("/")
                 print(
-                    f"| {'store default' if cutoff == 'default' else 'none'} | {k} | "
-                    f"{f['memory_answer_in_top_k']:.3f} | {f['memories_per_general_question']:.2f}"
-                    f" | {f['questions_with_a_near_duplicate_pair']:.3f} |"
+                    table_row(
+                        "store default" if cutoff == "default" else "none",
+                        k,
+                        f"{f['memory_answer_in_top_k']:.3f}",
+                        f"{f['memories_per_general_question']:.2f}",
+                        f"{f['questions_with_a_near_duplicate_pair']:.3f}",
+                    )
                 )
     return 0

@@ -15,6 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench.answers_plot import plot
+from bench.figures import load_average, table_head, table_row
+
 ROOT = Path(__file__).resolve().parent.parent
 ANSWERS = ROOT / "evaluation" / "answers"
 LOCOMO = ROOT.parent / "shared" / "eval" / "locomo_memory.json"
@@ -200,7 +203,7 @@ def run(
     planned: dict[str, dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Start the built-in model once and measure every planned set on it."""
-    from bench.local_model_bench import load_average, model_missing
+    from bench.local_model_bench import model_missing
 
     missing = model_missing()
     if missing:
@@ -259,64 +262,36 @@ def _fmt(value: float | None, pattern: str = "{:.2f}") -> str:
 
 
 def _table(modes: dict[str, Any]) -> list[str]:
-    lines = [
-        "| mode | right, memory questions | right, general questions | damaged general "
-        "replies | boilerplate | empty-search note read back | speaks as the user | failed open "
-        "| first token p50, general | first token p50, memory | memory tokens sent |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
+    lines = table_head(
+        "mode",
+        "right, memory questions",
+        "right, general questions",
+        "damaged general replies",
+        "boilerplate",
+        "empty-search note read back",
+        "speaks as the user",
+        "failed open",
+        "first token p50, general",
+        "first token p50, memory",
+        "memory tokens sent",
+    )
     for mode, f in modes.items():
         lines.append(
-            f"| {mode} | {_fmt(f['memory_accuracy'])} | {_fmt(f['general_accuracy'])} | "
-            f"{_fmt(f['leak_rate'])} | {_fmt(f['boilerplate_rate'])} | "
-            f"{_fmt(f.get('note_leak_rate'))} | "
-            f"{_fmt(f.get('speaks_as_user_rate'))} | {f['failed_open']} | "
-            f"{_fmt(f['first_token_p50_general_ms'], '{:,.0f} ms')} | "
-            f"{_fmt(f['first_token_p50_memory_ms'], '{:,.0f} ms')} | {f['memory_tokens']:,} |"
+            table_row(
+                mode,
+                _fmt(f["memory_accuracy"]),
+                _fmt(f["general_accuracy"]),
+                _fmt(f["leak_rate"]),
+                _fmt(f["boilerplate_rate"]),
+                _fmt(f.get("note_leak_rate")),
+                _fmt(f.get("speaks_as_user_rate")),
+                f["failed_open"],
+                _fmt(f["first_token_p50_general_ms"], "{:,.0f} ms"),
+                _fmt(f["first_token_p50_memory_ms"], "{:,.0f} ms"),
+                f"{f['memory_tokens']:,}",
+            )
         )
     return lines
-
-
-def plot(sets: dict[str, Any], path: Path) -> None:
-    """Per set: accuracy on each kind and damaged replies per mode, beside first-token p50."""
-    import matplotlib  # the bench extra only: imported here, never by the package
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    shown = {k: v for k, v in sets.items() if "modes" in v}
-    if not shown:
-        return
-    fig, axes = plt.subplots(len(shown), 2, figsize=(11, 3.2 * len(shown)), squeeze=False)
-    for (name, data), (left, right) in zip(shown.items(), axes, strict=True):
-        modes = list(data["modes"])
-        xs = range(len(modes))
-        bars = (
-            ("memory_accuracy", "right: memory questions", "#2f7ed8"),
-            ("general_accuracy", "right: general questions", "#8bbc21"),
-            ("leak_rate", "damaged general replies", "#d9534f"),
-        )
-        width = 0.27
-        for j, (key, label, colour) in enumerate(bars):
-            values = [data["modes"][m][key] or 0.0 for m in modes]
-            left.bar([x + (j - 1) * width for x in xs], values, width, label=label, color=colour)
-        left.set_xticks(list(xs), modes, rotation=20, fontsize=8)
-        left.set_ylim(0, 1.3)
-        left.set_title(f"{name}: share of replies", fontsize=10)
-        left.legend(fontsize=7, loc="upper center", ncol=3)
-        # LoCoMo has memory questions only: then its memory questions' first token is shown.
-        kind = "general" if data["modes"][modes[0]]["n_general"] else "memory"
-        key = f"first_token_p50_{kind}_ms"
-        firsts = [(data["modes"][m][key] or 0.0) / 1000 for m in modes]
-        right.barh(list(xs), firsts, color="#777777")
-        right.set_yticks(list(xs), modes, fontsize=8)
-        right.invert_yaxis()
-        right.set_xlabel(f"first token p50 on {kind} questions (s)", fontsize=8)
-        right.set_title(f"{name}: how soon replies start", fontsize=10)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 def markdown(results: dict[str, Any], plots: Path, plot_name: str = "answers.png") -> str:

@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.figures import table_head, table_row
 from tests.browser import (
     USER_MESSAGES,
     WAITING,
@@ -167,7 +168,7 @@ def held_model() -> Iterator[tuple[str, Callable[[], threading.Event]]]:
 
     Each burst holds its replies until its own event is set.
     """
-    from assistant.fake_api import FakeAnthropicServer, Reply
+    from assistant.runtime.fake_api import FakeAnthropicServer, Reply
 
     current = [threading.Event()]
 
@@ -308,7 +309,7 @@ def run(
 
 def model_missing() -> str | None:
     """Why the built-in model cannot run here, or None when it can."""
-    from assistant.model_file import default_model_installed
+    from assistant.runtime.model_file import default_model_installed
 
     if default_model_installed():
         return None
@@ -317,10 +318,15 @@ def model_missing() -> str | None:
 
 def markdown(results: dict[str, Any], plots_dir: Path) -> str:
     """The section of docs/benchmarks.md: messages lost per scenario."""
-    rows = [
-        "| scenario | bursts | messages sent | lost | bursts shown in order | median s per burst |",
-        "|---|---|---|---|---|---|",
-    ]
+    rows = table_head(
+        "scenario",
+        "bursts",
+        "messages sent",
+        "lost",
+        "bursts shown in order",
+        "median s per burst",
+        align="llllll",
+    )
     for name, what in (
         ("busy", "3 busy loops, held fake model"),
         ("model", "Qwen2.5 1.5B streaming"),
@@ -329,11 +335,17 @@ def markdown(results: dict[str, Any], plots_dir: Path) -> str:
         if not r:
             continue
         if "error" in r:
-            rows.append(f"| {what} | not measured: {r['error']} | | | | |")
+            rows.append(table_row(what, f"not measured: {r['error']}", *[""] * 4))
             continue
         rows.append(
-            f"| {what} | {r['bursts']} | {r['sent']} | **{r['lost']}** | "
-            f"{r['bursts_shown_in_order']} | {r['median_burst_s']} |"
+            table_row(
+                what,
+                r["bursts"],
+                r["sent"],
+                f"**{r['lost']}**",
+                r["bursts_shown_in_order"],
+                r["median_burst_s"],
+            )
         )
     return (
         f"Bursts of {results['size']} messages sent {results['gap_s']} s apart in headless "

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assistant.eval.gate_eval import Row, read_rows, score
+from assistant.eval.gate_eval import score
+from assistant.gates.labels import Row, read_rows
 from assistant.gates.trust import LlmTrust, logit, save_trust, trust_key
 from bench.gate_report import DATA_DIR, DEFAULT_EVAL_DIR
 

@@ -24,14 +24,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import statistics
 import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.local_model_bench import load_average
+from bench.figures import load_average, median, table_head, table_row
 
 # Memory questions, follow-ups, general questions and small talk, as a presenter talks.
 CONVERSATION = (
@@ -78,7 +77,7 @@ class ReadLog:
 
     def install(self) -> None:
         """Record every pinned reply's counts (the bench's own tap on SlotApi.stream)."""
-        from assistant.llama_slot import SlotApi
+        from assistant.runtime.llama_slot import SlotApi
 
         stream = SlotApi.stream
         reads = self.reads
@@ -99,7 +98,7 @@ class ReadLog:
 
 
 def _row(number: int, exchange: Any, reads: ReadLog) -> dict[str, Any]:
-    from assistant.local_model import ALWAYS_SLOT, GATED_SLOT
+    from assistant.runtime.local_model import ALWAYS_SLOT, GATED_SLOT
 
     gated, always = exchange.gated, exchange.always
     g_ms, a_ms = gated.timings.first_token_ms, always.timings.first_token_ms
@@ -137,12 +136,12 @@ def run(
 
     quick (`make bench-quick`): the first four exchanges, two of them on the same memories.
     """
-    from assistant.chat import TurnOptions
     from assistant.config import Settings
     from assistant.eval.local_server import ModelNotReady, attach
-    from assistant.factory import build_assistant
-    from assistant.model_file import default_model_installed
-    from assistant.session import compare_medians
+    from assistant.page.session import compare_medians
+    from assistant.runtime.model_file import default_model_installed
+    from assistant.turn.chat import TurnOptions
+    from assistant.turn.factory import build_assistant
 
     if not default_model_installed():
         return {"skipped": "the built-in model's parts are not installed (make demo does it)"}
@@ -190,14 +189,10 @@ def run(
         "exchanges": rows,
         "median_gated_first_token_ms": medians.gated_first_token_ms,
         "median_always_first_token_ms": medians.always_first_token_ms,
-        "median_ratio": _median([r["ratio"] for r in rows if r.get("ratio") is not None]),
+        "median_ratio": median([r["ratio"] for r in rows if r.get("ratio") is not None]),
         "targets_met": sum(r["verdict"] == "ok" for r in checked),
         "targets_checked": len(checked),
     }
-
-
-def _median(values: list[float]) -> float | None:
-    return round(statistics.median(values), 2) if values else None
 
 
 def _ms(value: float | None) -> str:
@@ -211,23 +206,37 @@ def _read(new: int | None, cached: int | None) -> str:
 def line(row: dict[str, Any]) -> str:
     """One exchange as a table row."""
     if "ratio" not in row:
-        return f"| {row['n']} | {row['message'][:40]} | failed: {row['errors']} |"
+        return table_row(row["n"], row["message"][:40], f"failed: {row['errors']}")
     decision = "retrieved" if row["gated_retrieved"] else "skipped"
-    return (
-        f"| {row['n']} | {row['message'][:40]} | {row['first']} | {decision} | "
-        f"{row['gated_memory_tokens']} / {row['always_memory_tokens']} | "
+    return table_row(
+        row["n"],
+        row["message"][:40],
+        row["first"],
+        decision,
+        f"{row['gated_memory_tokens']} / {row['always_memory_tokens']}",
         f"{_read(row['gated_new_tokens'], row['gated_cached_tokens'])} / "
-        f"{_read(row['always_new_tokens'], row['always_cached_tokens'])} | "
-        f"{_ms(row['gated_first_token_ms'])} | {_ms(row['always_first_token_ms'])} | "
-        f"{'–' if row['ratio'] is None else row['ratio']} | {row['verdict']} |"
+        f"{_read(row['always_new_tokens'], row['always_cached_tokens'])}",
+        _ms(row["gated_first_token_ms"]),
+        _ms(row["always_first_token_ms"]),
+        "–" if row["ratio"] is None else row["ratio"],
+        row["verdict"],
     )
 
 
-HEADER = (
-    "| # | message | ran first | gated | memory tokens gated / always | "
-    "prompt tokens read (+ from cache) gated / always | "
-    "first token gated ms | first token always ms | ratio gated/always | target |\n"
-    "|---:|---|---|---|---:|---:|---:|---:|---:|---|"
+HEADER = "\n".join(
+    table_head(
+        "#",
+        "message",
+        "ran first",
+        "gated",
+        "memory tokens gated / always",
+        "prompt tokens read (+ from cache) gated / always",
+        "first token gated ms",
+        "first token always ms",
+        "ratio gated/always",
+        "target",
+        align="rlllrrrrrl",
+    )
 )
 
 

@@ -33,7 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from assistant.eval.gate_eval import read_rows
+from assistant.gates.labels import read_rows
+from bench.figures import table_head, table_row
 from bench.gate_report import DATA_DIR, DEFAULT_EVAL_DIR
 
 SEED = 23
@@ -306,33 +307,36 @@ def markdown(results: dict[str, Any], plots_dir: Path | None = None) -> str:
         f"{held['unrelated']} unrelated messages change decision "
         f"({held['unrelated_changed_wrong']:.1%} to a wrong one).",
         "",
-        "| threshold | dev rewordings right | dev unrelated changed | held-out rewordings "
-        "right | held-out unrelated changed |",
-        "|---:|---:|---:|---:|---:|",
+        *table_head(
+            "threshold",
+            "dev rewordings right",
+            "dev unrelated changed",
+            "held-out rewordings right",
+            "held-out unrelated changed",
+            align="rrrrr",
+        ),
     ]
     for d, h in zip(results["sweep"]["dev"], results["sweep"]["heldout"], strict=True):
         if round(d["threshold"] * 100) % 5 == 0 or d["threshold"] == t:
             mark = " **←**" if d["threshold"] == t else ""
-            lines.append(
-                f"| {d['threshold']:.2f}{mark} | {d['rewordings_right']:.3f} | "
-                f"{d['unrelated_changed']:.3f} | {h['rewordings_right']:.3f} | "
-                f"{h['unrelated_changed']:.3f} |"
+            figures = (
+                f"{x[k]:.3f}" for x in (d, h) for k in ("rewordings_right", "unrelated_changed")
             )
+            lines.append(table_row(f"{d['threshold']:.2f}{mark}", *figures))
     lines += [
         "",
         "Learning curve on unseen messages (local gate; half of each set is the pool the "
         "corrections are drawn from, among the gate's mistakes; the other half is scored; "
         "mean over seeds, min–max in brackets):",
         "",
-        "| set | scored | " + " | ".join(f"{n} corrections" for n in CURVE_STEPS) + " |",
-        "|---|---:|" + "---:|" * len(CURVE_STEPS),
+        *table_head("set", "scored", *(f"{n} corrections" for n in CURVE_STEPS)),
     ]
     for name, c in results["curves"].items():
         cells = [
             f"{c['accuracy'][str(n)]:.3f} ({c['min'][str(n)]:.3f}–{c['max'][str(n)]:.3f})"
             for n in CURVE_STEPS
         ]
-        lines.append(f"| {name} ({c['seeds']} seeds) | {c['scored']} | " + " | ".join(cells) + " |")
+        lines.append(table_row(f"{name} ({c['seeds']} seeds)", c["scored"], *cells))
     lines += [
         "",
         f"Decision time of the local gate, {timing['messages']} messages, each embedded for "

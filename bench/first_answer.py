@@ -22,6 +22,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.figures import table_head, table_row
+
 ROOT = Path(__file__).resolve().parent.parent
 MESSAGE = "Tell me a joke."
 GGUF = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
@@ -204,10 +206,9 @@ def markdown(results: dict[str, Any], plots: Path) -> str:
         f"model's first answer on screen: **{results['total_s']:.0f} s** "
         "(target <= 3 minutes, setup included). Seconds since the start:",
         "",
-        "| stage | at s |",
-        "|---|---:|",
+        *table_head("stage", "at s"),
     ]
-    lines += [f"| {name} | {'' if at is None else f'{at:.1f}'} |" for name, at in stages]
+    lines += [table_row(name, "" if at is None else f"{at:.1f}") for name, at in stages]
     if not results.get("local_model_installed_by_make_demo"):
         lines += ["", "`make demo` did not install xllamacpp: the answer is not the local model's."]
     drawn = " ".join(results["answer"].split())[:300]  # icon names included, as on the page

@@ -21,6 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from bench.figures import table_head, table_row
 from bench.followup_retrieval import ANSWERS, memories_file
 
 
@@ -33,12 +34,12 @@ def gold_notes(memories: list[tuple[str, str]], answers: tuple[str, ...]) -> lis
 
 def measure(name: str, model: Any, tmp: Path, rows: list[dict[str, Any]]) -> dict[str, int]:
     """One set: memory follow-ups right with the pipeline's memories and with the gold notes."""
-    from assistant.chat import TurnOptions
     from assistant.eval.answer_data import read_memories, read_questions
     from assistant.eval.answer_match import is_correct
     from assistant.eval.answers import build_chats
-    from assistant.pipeline import lookup_of
-    from assistant.respond import ModelResponder
+    from assistant.reply.respond import ModelResponder
+    from assistant.turn.chat import TurnOptions
+    from assistant.turn.pipeline import lookup_of
     from memory.records import Memory
     from memory.store import MemoryStore, release_folder
 
@@ -112,20 +113,20 @@ def command(args: argparse.Namespace) -> int:
     model = start_model()
     rows: list[dict[str, Any]] = []
     total = {"rows": 0, "local": 0, "gold": 0, "no_gold_note": 0}
-    print("| set | memory follow-ups | local right | gold notes right | no gold note |")
-    print("|---|---:|---:|---:|---:|")
+    head = ("set", "memory follow-ups", "local right", "gold notes right", "no gold note")
+    print("\n".join(table_head(*head)))
     try:
         with tempfile.TemporaryDirectory(prefix="memgate-ceiling-") as tmp:
             for name in args.sets.split(","):
                 got = measure(name.strip(), model, Path(tmp), rows)
                 total = {k: total[k] + got[k] for k in total}
                 cells = [got[k] for k in ("rows", "local", "gold", "no_gold_note")]
-                print(f"| {name} | " + " | ".join(map(str, cells)) + " |")
+                print(table_row(name, *cells))
     finally:
         model.close()
     n = max(total["rows"], 1)
-    print(f"| all | {total['rows']} | {total['local']} ({total['local'] / n:.2f}) | "
-          f"{total['gold']} ({total['gold'] / n:.2f}) | {total['no_gold_note']} |")  # fmt: skip
+    shares = (f"{total[k]} ({total[k] / n:.2f})" for k in ("local", "gold"))
+    print(table_row("all", total["rows"], *shares, total["no_gold_note"]))
     if args.rows:
         args.rows.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     return 0

@@ -17,6 +17,8 @@ import statistics
 from pathlib import Path
 from typing import Any
 
+from bench.figures import table_head, table_row
+
 ANSWERS = Path(__file__).resolve().parent.parent / "evaluation" / "answers"
 DEV = ("followup_nurse_dev", "followup_founder_dev")
 
@@ -69,10 +71,10 @@ def command(args: argparse.Namespace) -> int:
     r = run()
     print(f"{r['model']}, {r['rows']} last turns of the follow-up dev sets, same run\n")
     print(
-        "| llm gate reads | p50 ms | p95 ms | memory follow-ups retrieved |\n|---|---:|---:|---:|"
+        "\n".join(table_head("llm gate reads", "p50 ms", "p95 ms", "memory follow-ups retrieved"))
     )
     for key in ("message alone", "with the conversation"):
         f = r[key]
-        print(f"| {key} | {f['p50_ms']} | {f['p95_ms']} | {f['memory_follow_ups_retrieved']} |")
+        print(table_row(key, f["p50_ms"], f["p95_ms"], f["memory_follow_ups_retrieved"]))
     print(f"\np50 ratio, with / alone: {r['ratio_p50']}x")
     return 0

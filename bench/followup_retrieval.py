@@ -36,7 +36,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench.local_model_bench import table_row
+from bench.figures import table_row
 
 ROOT = Path(__file__).resolve().parent.parent
 ANSWERS = ROOT / "evaluation" / "answers"
@@ -120,9 +120,9 @@ def without(pieces: str) -> contextlib.AbstractContextManager[None]:
 
 def _without(piece: str) -> contextlib.AbstractContextManager[None]:
     """The mechanism with one piece taken out."""
-    import assistant.conversation.decision as decision
     import assistant.conversation.reading as reading
-    import assistant.pipeline as pipeline
+    import assistant.gates.followup as decision
+    import assistant.turn.pipeline as pipeline
 
     pieces = {
         # Every message after a turn is a follow-up: reading `joined`.
@@ -142,7 +142,7 @@ class Rewriter:
         self.client, self.model, self.ms = client, model, []
 
     def __call__(self, history: list[Any], message: str) -> str:
-        from assistant.llm import text_of
+        from assistant.runtime.llm import text_of
 
         lines = [f"User: {t.gated.message}\nAssistant: {t.gated.reply}" for t in history[-3:]]
         prompt = f"Chat history:\n{chr(10).join(lines)}\n\nLatest user question: {message}"
@@ -161,12 +161,12 @@ class Rewriter:
 
 def measure(name: str, tmp: Path, readings: tuple[str, ...], rewriter: Rewriter | None) -> dict:
     """One set's counts per reading."""
-    from assistant.chat import Chat, TurnOptions
     from assistant.eval.answer_data import read_memories, read_questions
     from assistant.eval.answer_match import contains
     from assistant.gates.local import LocalGate
-    from assistant.offline import OfflineResponder
-    from assistant.pipeline import Pipeline
+    from assistant.reply.offline import OfflineResponder
+    from assistant.turn.chat import Chat, TurnOptions
+    from assistant.turn.pipeline import Pipeline
     from memory.records import Memory
     from memory.store import MemoryStore
 
@@ -261,7 +261,7 @@ def run(
         rewriter = None
         if rewrite:
             from assistant.eval.local_server import start_local
-            from assistant.llm import make_client
+            from assistant.runtime.llm import make_client
 
             model = stack.enter_context(start_local(say=True))
             rewriter = Rewriter(make_client(model.settings), model.settings.chat_model)

@@ -17,7 +17,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from assistant.eval.gate_eval import Row, evaluate, read_rows
+from assistant.eval.gate_eval import evaluate
+from assistant.gates.labels import Row, read_rows
+from bench.figures import pyplot, table_head, table_row
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,10 +75,10 @@ def _cascade_calls(rows: list[Row]) -> dict[str, Any]:
     """Run the real cascade with a fake LLM that always says retrieve; count its calls."""
     import anthropic
 
-    from assistant.fake_api import FakeAnthropicServer, Reply
     from assistant.gates.cascade import CascadeGate
     from assistant.gates.llm import LlmGate
     from assistant.gates.local import shared_local_gate
+    from assistant.runtime.fake_api import FakeAnthropicServer, Reply
 
     reply = Reply(text='{"retrieve": true, "query": "", "reason": "fake LLM"}')
     with FakeAnthropicServer(lambda _req: reply) as server:
@@ -127,11 +129,7 @@ def _confusion(rows: list[Row], gate: Any) -> list[list[int]]:
 
 
 def _plot(matrices: dict[str, list[list[int]]], path: Path) -> None:
-    import matplotlib  # the bench extra only: imported here, never by the package
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     rows = -(-len(matrices) // PLOT_COLUMNS)
     fig, grid = plt.subplots(
         rows, PLOT_COLUMNS, figsize=(3.7 * PLOT_COLUMNS, 3.6 * rows), squeeze=False
@@ -187,17 +185,14 @@ def run(quick: bool = False, eval_dir: Path | None = None) -> dict[str, Any]:
 
 
 def _table(results: dict[str, Any], sources: bool) -> str:
-    lines = [
-        "| gate | n | accuracy | precision | recall | F1 | skip rate | p50 ms | p95 ms |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
+    lines = table_head(
+        "gate", "n", "accuracy", "precision", "recall", "F1", "skip rate", "p50 ms", "p95 ms"
+    )
     for mode in GATES:
         r = results[mode]
-        lines.append(
-            f"| {mode} | {r['n']} | {r['accuracy']:.3f} | {r['precision']:.3f} | "
-            f"{r['recall']:.3f} | {r['f1']:.3f} | {r['skip_rate']:.2f} | {r['p50_ms']:.2f} | "
-            f"{r['p95_ms']:.2f} |"
-        )
+        scores = (f"{r[k]:.3f}" for k in ("accuracy", "precision", "recall", "f1"))
+        times = (f"{r[k]:.2f}" for k in ("skip_rate", "p50_ms", "p95_ms"))
+        lines.append(table_row(mode, r["n"], *scores, *times))
     if sources:
         names = sorted(results["local"]["by_source"])
         lines += [
@@ -205,16 +200,15 @@ def _table(results: dict[str, Any], sources: bool) -> str:
             "Accuracy per source (for sources that are all one label, accuracy is the "
             "recall or the specificity):",
             "",
-            "| source | n | label | " + " | ".join(GATES) + " |",
-            "|---|---:|---|" + "---:|" * len(GATES),
+            *table_head("source", "n", "label", *GATES, align="lrl" + "r" * len(GATES)),
         ]
         for name in names:
             local = results["local"]["by_source"][name]
             label = "retrieve" if results["always"]["by_source"][name]["precision"] else "skip"
             if 0 < results["always"]["by_source"][name]["precision"] < 1:
                 label = "mixed"
-            cells = " | ".join(f"{results[m]['by_source'][name]['accuracy']:.3f}" for m in GATES)
-            lines.append(f"| {name} | {local['n']} | {label} | {cells} |")
+            cells = (f"{results[m]['by_source'][name]['accuracy']:.3f}" for m in GATES)
+            lines.append(table_row(name, local["n"], label, *cells))
     return "\n".join(lines)
 
 

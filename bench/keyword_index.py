@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from bench.figures import timings_ms
 from memory.lexical import BM25Index
 from memory.scoring import CANDIDATES, rank
 from memory.tokens import tokenize
@@ -116,12 +117,7 @@ class Bm25Side:
 
 
 def _median_ms(fn: Callable[[], Any], n: int) -> float:
-    times = []
-    for _ in range(n):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
+    return statistics.median(timings_ms(fn, n))
 
 
 def recall(path: Path, k: int = 5) -> dict[str, float]:
@@ -163,7 +159,7 @@ def recall(path: Path, k: int = 5) -> dict[str, float]:
 
 def sizes(n: int, repeat: int, tmp: Path) -> dict[str, float]:
     """Build, search, write and cold-open figures for both indexes at `n` memories."""
-    from bench.memory_bench import question, sentence
+    from bench.synthetic import question, sentence
 
     rng = random.Random(n)
     docs = [(f"m{i}", sentence(rng)) for i in range(n)]

@@ -25,7 +25,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from assistant.eval.gate_eval import Row, read_rows, score
+from assistant.eval.gate_eval import score
+from assistant.gates.labels import Row, read_rows
+from bench.figures import table_head, table_row
 from bench.gate_report import DATA_DIR, DEFAULT_EVAL_DIR
 
 SEED = 2112
@@ -97,10 +99,10 @@ def run(
     """Start the built-in model as the app does, and measure every gate."""
     from assistant.config import Settings
     from assistant.eval.local_server import ModelNotReady, attach
-    from assistant.factory import build_assistant
     from assistant.gates.llm import LOCAL_GATE_PROMPT, LlmGate
     from assistant.gates.native import NativeLlamaGate
     from assistant.gates.trust import load_trust, trust_key
+    from assistant.turn.factory import build_assistant
     from bench.local_model_bench import model_missing
 
     missing = model_missing()
@@ -179,10 +181,15 @@ def run(
 def _row(name: str, r: dict[str, Any]) -> str:
     same = r.get("local_on_same")
     vs = f" (local {same['accuracy']:.3f} / {same['recall']:.3f})" if same else ""
-    return (
-        f"| {name} | {r['n']} | {r['accuracy']:.3f}{vs} | {r['recall']:.3f} | "
-        f"{r['p50_ms']:,.0f} / {r['p95_ms']:,.0f} | {r['failed_open']} ({r['no_json']}) | "
-        f"{r['llm_calls']} | {r['flips_right']} / {r['flips_wrong']} |"
+    return table_row(
+        name,
+        r["n"],
+        f"{r['accuracy']:.3f}{vs}",
+        f"{r['recall']:.3f}",
+        f"{r['p50_ms']:,.0f} / {r['p95_ms']:,.0f}",
+        f"{r['failed_open']} ({r['no_json']})",
+        r["llm_calls"],
+        f"{r['flips_right']} / {r['flips_wrong']}",
     )
 
 
@@ -217,9 +224,16 @@ def markdown(results: dict[str, Any], plots_dir: Path | None = None) -> str:
             f"**{set_name}** ({per['n']} messages; sampled rows give the local gate's score "
             "on the same rows beside accuracy):",
             "",
-            "| gate | n | accuracy | recall | p50 / p95 ms | failed open (no JSON) | LLM calls "
-            "| flips right / wrong vs local |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|",
+            *table_head(
+                "gate",
+                "n",
+                "accuracy",
+                "recall",
+                "p50 / p95 ms",
+                "failed open (no JSON)",
+                "LLM calls",
+                "flips right / wrong vs local",
+            ),
         ]
         lines += [_row(name, per[name]) for name in per if isinstance(per[name], dict)]
         lines.append("")

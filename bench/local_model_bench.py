@@ -6,10 +6,9 @@ no-key setup, started once), so these are the figures a presenter sees on this m
 - gates: the local gate, the LLM gate with the seed's exact prompt, the LLM gate as the
   registry builds it for a local endpoint, and cascade, on a stratified sample of the
   external set (by source) and of our own unseen sets (by kind);
-- replies: first token and tokens/s on a short prompt with no memories, and on the scripted
-  demo conversation gated (local gate) vs always-retrieve (top 5, no cut-off, as memory
-  products do). Each turn's memories carry a fresh note, so llama.cpp's prompt cache
-  cannot reuse a turn's memories; it can reuse the conversation before them, in both.
+- replies (bench/local_model_replies.py): first token and tokens/s on a short prompt with
+  no memories, and on the scripted demo conversation gated (local gate) vs always-retrieve
+  (top 5, no cut-off, as memory products do).
 
 Skipped, with a line saying why, when the model parts are not installed.
 """
@@ -18,29 +17,18 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
 import sys
-import tempfile
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from assistant.eval.gate_eval import Row, evaluate, read_rows
-from assistant.eval.stats import percentile
+from assistant.eval.gate_eval import evaluate
+from assistant.gates.labels import Row, read_rows
+from bench.figures import load_average, table_head, table_row
 from bench.gate_report import DATA_DIR, DEFAULT_EVAL_DIR, FRESH_SETS
+from bench.local_model_replies import run_replies
 
 SEED = 11  # the samples are the same on every run
-SHORT_PROMPTS = (
-    "Tell me a joke.",
-    "What's 2+2?",
-    "Name a colour.",
-    "Say hello in French.",
-    "What is the capital of Peru?",
-    "Give me one word that rhymes with cat.",
-    "What day comes after Monday?",
-    "Suggest a name for a goldfish.",
-)
 
 
 def _sizes(quick: bool, overrides: dict[str, int] | None = None) -> dict[str, int]:
@@ -90,21 +78,13 @@ def model_missing() -> str | None:
         import xllamacpp  # noqa: F401
     except ImportError:
         return "xllamacpp is not installed (pip install -e '.[local]')"
-    from assistant.model_file import ModelFileError, assemble_default_model
+    from assistant.runtime.model_file import ModelFileError, assemble_default_model
 
     try:
         assemble_default_model()
     except ModelFileError as exc:
         return str(exc)
     return None
-
-
-def _ms(values: Sequence[float]) -> dict[str, float]:
-    return {
-        "p50_ms": round(statistics.median(values), 1) if values else 0.0,
-        "p95_ms": round(percentile(values, 0.95), 1),
-        "n": len(values),
-    }
 
 
 def _gates(settings: Any, client: Any, with_seed: bool) -> dict[str, Any]:
@@ -161,7 +141,7 @@ def compare_prompts(
     from assistant.config import Settings
     from assistant.eval.local_server import ModelNotReady, start_local
     from assistant.gates.llm import GATE_PROMPT, LOCAL_GATE_PROMPT, LlmGate
-    from assistant.llm import make_client
+    from assistant.runtime.llm import make_client
 
     try:
         model = start_local(Settings(), threads=threads)
@@ -186,122 +166,6 @@ def compare_prompts(
         return out
 
 
-class FreshNotes:
-    """A store whose search results carry a new note each turn, so no prompt is ever reused."""
-
-    def __init__(self, store: Any, rng: random.Random, min_similarity: float | None = None) -> None:
-        self._store = store
-        self._rng = rng
-        self._min_similarity = min_similarity  # None: the store's relevance cut-off
-
-    def search(self, query: str, k: int = 5, min_similarity: float | None = None) -> list[Any]:
-        """The store's results, each text tagged with a note number never seen before."""
-        cut = self._min_similarity if min_similarity is None else min_similarity
-        found = self._store.search(query, k=k, min_similarity=cut)
-        return [replace(m, text=f"{m.text} (note {self._rng.randrange(10**6)})") for m in found]
-
-    def mentions(self, words: list[str], max_share: float = 0.2) -> list[str]:
-        """The store's own answer: the vocabulary rule sees the same words as in the app."""
-        return self._store.mentions(words, max_share)
-
-
-def _stream_rate(result: Any) -> float | None:
-    # Tokens after the first, over the time after the first: the steady streaming rate.
-    if result.first_token_ms is None or result.output_tokens < 2:
-        return None
-    secs = (result.elapsed_ms - result.first_token_ms) / 1000.0
-    return (result.output_tokens - 1) / secs if secs > 0 else None
-
-
-def run_replies(
-    settings: Any, client: Any, size: dict[str, int], progress: Callable[[str], None] = print
-) -> dict[str, Any]:
-    """First token and tokens/s: a short prompt alone, and the demo conversation gated vs always."""
-    from assistant.chat import Chat, TurnOptions
-    from assistant.gates.registry import build_gate
-    from assistant.gates.rules import always_gate
-    from assistant.pipeline import Pipeline
-    from assistant.respond import ModelResponder
-    from memory.persona import demo_conversation, seed_demo
-    from memory.store import MemoryStore
-
-    responder = ModelResponder(client, settings.chat_model, max_tokens=size["reply_tokens"])
-    progress(f"short prompts with no memories ({size['short']})")
-    short_first, short_rate = [], []
-    for prompt in SHORT_PROMPTS[: size["short"]]:
-        result = responder.reply(prompt, (), ())
-        if result.first_token_ms is not None:
-            short_first.append(result.first_token_ms)
-        if (rate := _stream_rate(result)) is not None:
-            short_rate.append(rate)
-    out: dict[str, Any] = {
-        "short_prompt_first_token": _ms(short_first),
-        "short_prompt_tokens_per_s": round(statistics.median(short_rate), 1) if short_rate else 0,
-    }
-    conversation = demo_conversation()[: size["turns"]]
-    rng = random.Random(SEED)
-    with tempfile.TemporaryDirectory() as tmp:
-        store = MemoryStore.persistent(Path(tmp) / "mem", "bench")
-        store.warm()
-        seed_demo(store)
-        local = build_gate("local", settings, None)
-        # always: what mem0, Zep and ChatGPT memory do, the top k on every turn with no
-        # relevance cut-off (as in the pipeline bench); gated: the app, cut-off included.
-        variants = {
-            "gated": Chat.fixed(
-                Pipeline(gate=local, store=FreshNotes(store, rng), responder=responder)
-            ),
-            "always": Chat.fixed(
-                Pipeline(
-                    gate=always_gate(), store=FreshNotes(store, rng, -1.0), responder=responder
-                )
-            ),
-        }
-        history: dict[str, list[Any]] = {name: [] for name in variants}
-        first: dict[str, dict[bool, list[float]]] = {n: {True: [], False: []} for n in variants}
-        rates: dict[str, list[float]] = {name: [] for name in variants}
-        searched: dict[str, int] = dict.fromkeys(variants, 0)
-        injected: dict[str, int] = dict.fromkeys(variants, 0)  # memory tokens, no-need turns
-        progress(f"demo conversation, {len(conversation)} turns, gated and always in turn")
-        for message, needs in conversation:
-            for name, chat in variants.items():  # interleaved: both see the same load
-                exchange = chat.answer(message, history[name], TurnOptions(capture=False))
-                history[name].append(exchange)
-                turn = exchange.gated
-                searched[name] += turn.searched
-                injected[name] += 0 if needs else turn.usage.memory_tokens
-                if turn.timings.first_token_ms is not None:
-                    first[name][needs].append(turn.timings.first_token_ms)
-                rate = _stream_rate_turn(turn)
-                if rate is not None:
-                    rates[name].append(rate)
-    for name in variants:
-        out[name] = {
-            "first_token_no_memory_needed": _ms(first[name][False]),
-            "first_token_memory_needed": _ms(first[name][True]),
-            "first_token_all": _ms(first[name][False] + first[name][True]),
-            "tokens_per_s": round(statistics.median(rates[name]), 1) if rates[name] else 0,
-            "searches": searched[name],
-            "memory_tokens_no_memory_needed": injected[name],
-        }
-    gated = out["gated"]["first_token_no_memory_needed"]["p50_ms"]
-    always = out["always"]["first_token_no_memory_needed"]["p50_ms"]
-    out["turns"] = len(conversation)
-    out["ratio_first_token_always_over_gated_no_memory_needed"] = round(
-        always / max(gated, 1e-6), 2
-    )
-    return out
-
-
-def _stream_rate_turn(turn: Any) -> float | None:
-    first, reply = turn.timings.first_token_ms, turn.timings.reply_ms
-    if first is None or turn.usage.chat_output < 2:
-        return None
-    # timings.first_token_ms counts from the turn's start; the reply began after gate+search.
-    streaming_s = (reply - (first - turn.timings.gate_ms - turn.timings.search_ms)) / 1000.0
-    return (turn.usage.chat_output - 1) / streaming_s if streaming_s > 0 else None
-
-
 def _prompt_name(settings: Any, client: Any) -> str:
     import assistant.gates.llm as gate
     from assistant.gates.registry import build_gate
@@ -311,14 +175,6 @@ def _prompt_name(settings: Any, client: Any) -> str:
     if hasattr(gate, "LOCAL_GATE_PROMPT"):
         names[gate.LOCAL_GATE_PROMPT] = "LOCAL_GATE_PROMPT"
     return names.get(prompt, "a custom prompt")
-
-
-def load_average() -> str:
-    """The 1/5/15-minute load averages, as the report should state them."""
-    try:
-        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
-    except OSError:
-        return "?"
 
 
 def run(
@@ -333,7 +189,7 @@ def run(
         return {"skipped": missing}
     from assistant.config import Settings
     from assistant.eval.local_server import ModelNotReady, start_local
-    from assistant.llm import make_client
+    from assistant.runtime.llm import make_client
 
     # The app's no-key settings; only the gate's timeout may be raised (MEMGATE_GATE_TIMEOUT),
     # to judge the model's answers apart from a busy machine's delays.
@@ -353,21 +209,15 @@ def run(
         results["llm_prompt"] = _prompt_name(settings, client)
         results["sizes"] = size
         results["gates"] = run_gates(settings, client, size, progress)
-        results["replies"] = run_replies(settings, client, size, progress)
+        results["replies"] = run_replies(settings, client, size, SEED, progress)
         results["load_average_after"] = load_average()
         return results
 
 
-def table_row(*cells: object) -> str:
-    """One row of a markdown table: `| a | b | c |`."""
-    return "| " + " | ".join(str(cell) for cell in cells) + " |"
-
-
 def _gate_table(per_gate: dict[str, Any]) -> list[str]:
-    lines = [
-        "| gate | n | accuracy | recall | p50 ms | p95 ms | failed open | LLM calls |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
-    ]
+    lines = table_head(
+        "gate", "n", "accuracy", "recall", "p50 ms", "p95 ms", "failed open", "LLM calls"
+    )
     for name, r in per_gate.items():
         if name.startswith("ratio"):
             continue
@@ -437,9 +287,15 @@ def markdown(results: dict[str, Any], plots: Path) -> str:
         "reuse the conversation before them, in both variants, because memories go with "
         "each message and the history is replayed as it was sent:",
         "",
-        "| variant | searches | memory tokens on turns not needing memory | first token "
-        "p50, turns not needing memory | turns needing memory | all turns | tokens/s |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        *table_head(
+            "variant",
+            "searches",
+            "memory tokens on turns not needing memory",
+            "first token p50, turns not needing memory",
+            "turns needing memory",
+            "all turns",
+            "tokens/s",
+        ),
     ]
     for name in ("gated", "always"):
         r = replies[name]

@@ -23,46 +23,13 @@ import numpy as np
 
 from assistant.config import Settings
 from assistant.eval.stats import percentile
+from bench.figures import pyplot, table_head, table_row
+from bench.memory_server import bench_processes, bench_server_vs_embedded
+from bench.synthetic import pooled_memories, question, sentence, sentence_pool
 
 ROOT = Path(__file__).resolve().parent.parent
 # The shared evaluation data sits next to the project checkout (see DESIGN.md).
 EVAL_DIR = Settings.from_env().eval_dir or ROOT.parent / "shared" / "eval"
-
-# Words combined into synthetic memories and questions: bench/data/synthetic_memories.json.
-_WORDS = json.loads(
-    (ROOT / "bench" / "data" / "synthetic_memories.json").read_text(encoding="utf-8")
-)
-NAMES: list[str] = _WORDS["names"]
-VERBS: list[str] = _WORDS["verbs"]
-PLACES: list[str] = _WORDS["places"]
-WHENS: list[str] = _WORDS["whens"]
-TOPICS: list[str] = _WORDS["topics"]
-
-
-def sentence(rng: random.Random) -> str:
-    """One templated first-person memory sentence."""
-    kind = rng.randrange(3)
-    if kind == 0:
-        verb = rng.choice(VERBS).replace("is ", "am ")
-        return f"I {verb} {rng.choice(NAMES)} at {rng.choice(PLACES)} {rng.choice(WHENS)}."
-    if kind == 1:
-        return f"{rng.choice(NAMES)} told me about {rng.choice(TOPICS)} {rng.choice(WHENS)}."
-    return f"Reminder: {rng.choice(TOPICS)} with {rng.choice(NAMES)} {rng.choice(WHENS)}."
-
-
-def question(rng: random.Random) -> str:
-    """One templated question of the kind the gate writes."""
-    forms = [
-        "When am I seeing {n}?",
-        "What did {n} say about {t}?",
-        "Where am I meeting {n}?",
-        "What's happening with {t}?",
-        "Who is coming to {p}?",
-        "Any plans with {n} {w}?",
-    ]
-    return rng.choice(forms).format(
-        n=rng.choice(NAMES), t=rng.choice(TOPICS), p=rng.choice(PLACES), w=rng.choice(WHENS)
-    )
 
 
 def _disk_mb(path: Path) -> float:
@@ -109,29 +76,6 @@ def _cold_open(path: Path, user: str) -> dict[str, float]:
     return {k: round(v, 3) for k, v in figures.items()}
 
 
-def _pool(rng: random.Random) -> tuple[list[str], np.ndarray]:
-    """1,500 templated sentences and their real embeddings."""
-    from memory.embeddings import shared_model
-
-    pool = sorted({sentence(rng) for _ in range(6000)})[:1500]
-    return pool, shared_model().encode(pool)
-
-
-def _pooled(size: int, rng: random.Random, pool: list[str], vecs: np.ndarray) -> tuple[list, Any]:
-    """`size` memories of two pool sentences each, with the normalised sum of their vectors."""
-    from memory.records import Memory
-
-    a = np.array([rng.randrange(len(pool)) for _ in range(size)])
-    b = np.array([rng.randrange(len(pool)) for _ in range(size)])
-    out = vecs[a] + vecs[b]
-    out /= np.linalg.norm(out, axis=1, keepdims=True)
-    mems = [
-        Memory(f"m{i}", f"{pool[x]} {pool[y]} (note {i})", None, "", "imported", {})
-        for i, (x, y) in enumerate(zip(a, b, strict=True))
-    ]
-    return mems, out
-
-
 def bench_sizes(sizes: list[int], n_queries: int, real_up_to: int = 1000) -> dict[str, Any]:
     """Add throughput, search latency, disk size and cold open per store size."""
     from memory.embeddings import shared_model
@@ -141,7 +85,7 @@ def bench_sizes(sizes: list[int], n_queries: int, real_up_to: int = 1000) -> dic
     model.warm()
     rng = random.Random(42)
     start = time.perf_counter()
-    pool, pool_vecs = _pool(rng)
+    pool, pool_vecs = sentence_pool(rng)
     out: dict[str, Any] = {
         "pool_sentences": len(pool),
         "pool_embed_s": round(time.perf_counter() - start, 2),
@@ -167,7 +111,7 @@ def bench_sizes(sizes: list[int], n_queries: int, real_up_to: int = 1000) -> dic
                 store.add_records(mems)
                 mode = "real embeddings"
             else:
-                mems, vecs = _pooled(size, rng, pool, pool_vecs)
+                mems, vecs = pooled_memories(size, rng, pool, pool_vecs)
                 start = time.perf_counter()
                 store.add_records(mems, embeddings=vecs)
                 mode = "pooled embeddings"
@@ -245,84 +189,6 @@ def bench_embedding_ratio(n: int = 30, batches: int = 2) -> dict[str, Any]:
     }
 
 
-def bench_server_vs_embedded(n: int, n_queries: int) -> dict[str, Any]:
-    """The same searches on an embedded PersistentClient and on a local `chroma run` server."""
-    from memory.embeddings import shared_model
-    from memory.store import MemoryStore
-    from tests.servers.chroma_server import ChromaServer, chroma_executable
-
-    if not chroma_executable().exists():
-        return {"skipped": "the chroma executable is not installed"}
-    model = shared_model()
-    rng = random.Random(11)
-    pool, pool_vecs = _pool(rng)
-    mems, vecs = _pooled(n, rng, pool, pool_vecs)
-    queries = [question(rng) for _ in range(n_queries)]
-    with tempfile.TemporaryDirectory() as tmp, ChromaServer(Path(tmp) / "server") as server:
-        embedded = MemoryStore.persistent(Path(tmp) / "embedded", "bench")
-        remote = MemoryStore.http(server.host, server.port, "bench", cache_dir=Path(tmp) / "c")
-        times: dict[str, list[float]] = {"embedded": [], "server": []}
-        for store in (embedded, remote):
-            store.add_records(mems, embeddings=vecs)
-            store.search(queries[0], k=5)  # warm
-        for q in queries:  # interleaved, so machine noise hits both alike
-            for name, store in (("embedded", embedded), ("server", remote)):
-                model.clear_cache()
-                start = time.perf_counter()
-                store.search(q, k=5)
-                times[name].append((time.perf_counter() - start) * 1000)
-    p50 = {name: statistics.median(values) for name, values in times.items()}
-    return {
-        "memories": n,
-        "queries": n_queries,
-        "embedded_p50_ms": round(p50["embedded"], 2),
-        "server_p50_ms": round(p50["server"], 2),
-        "embedded_p95_ms": round(percentile(times["embedded"], 0.95), 2),
-        "server_p95_ms": round(percentile(times["server"], 0.95), 2),
-        "ratio_server_over_embedded": round(p50["server"] / p50["embedded"], 2),
-    }
-
-
-def bench_processes(n_procs: int = 4, writes: int = 100) -> dict[str, Any]:
-    """Separate processes on one `chroma run`: each writes and searches, then all verify."""
-    from tests.servers.chroma_server import ChromaServer, chroma_executable
-    from tests.servers.store_worker import Worker
-
-    if not chroma_executable().exists():
-        return {"skipped": "the chroma executable is not installed"}
-    with tempfile.TemporaryDirectory() as tmp, ChromaServer(Path(tmp) / "server") as server:
-        workers = [
-            Worker(server.host, server.port, "bench-procs", Path(tmp) / f"c{i}")
-            for i in range(n_procs)
-        ]  # every store is open before the first write
-        try:
-            start = time.perf_counter()
-            for n, w in enumerate(workers):
-                w.send("burst", tag=f"p{n}", n=writes, search_every=10)
-            bursts = [w.result() for w in workers]
-            write_s = time.perf_counter() - start
-            ids = [i for b in bursts for i in b["ids"]]
-            for w in workers:
-                w.send("verify", ids=ids)
-            reports = [w.result() for w in workers]
-        finally:
-            for w in workers:
-                w.close()
-    return {
-        "processes": n_procs,
-        "writes": n_procs * writes,
-        "acknowledged": len(ids),
-        "searches_while_writing": sum(b["searches"] for b in bursts),
-        "found_by_every_process": min(r["found"] for r in reports),
-        "readable_by_every_process": min(r["readable"] for r in reports),
-        "count_seen": sorted({r["count"] for r in reports}),
-        "duplicates": len(ids) - len(set(ids)),
-        "errors": sum(len(b["errors"]) for b in bursts),
-        "first_error": next((e for b in bursts for e in b["errors"]), None),
-        "writes_per_s": round(len(ids) / write_s, 1),
-    }
-
-
 def bench_recall(quick: bool) -> dict[str, Any]:
     """Persona recall@5, and LoCoMo recall@5/@10 when the shared data is present."""
     from assistant.eval.recall import evaluate, load_jsonl, load_locomo
@@ -370,19 +236,30 @@ def run(quick: bool = False) -> dict[str, Any]:
 def markdown(results: dict[str, Any], plots_dir: Path | None = None) -> str:
     """The results as a Markdown section."""
     sizes = results["sizes"]
-    lines = [
-        "| memories | vectors | add /s | search p50 ms | search p95 ms | disk MB | "
-        "cold open + 1st query s (imports s) |",
-        "|---:|---|---:|---:|---:|---:|---:|",
-    ]
+    lines = table_head(
+        "memories",
+        "vectors",
+        "add /s",
+        "search p50 ms",
+        "search p95 ms",
+        "disk MB",
+        "cold open + 1st query s (imports s)",
+        align="rlrrrrr",
+    )
     for key, row in sizes.items():
         if not key.isdigit():
             continue
         cold = row["cold_open"]
         lines.append(
-            f"| {int(key):,} | {row['mode']} | {row['add_per_s']:,.0f} | {row['p50_ms']} | "
-            f"{row['p95_ms']} | {row['disk_mb']} | {cold['open_first_query_s']} "
-            f"({cold['import_s']}) |"
+            table_row(
+                f"{int(key):,}",
+                row["mode"],
+                f"{row['add_per_s']:,.0f}",
+                row["p50_ms"],
+                row["p95_ms"],
+                row["disk_mb"],
+                f"{cold['open_first_query_s']} ({cold['import_s']})",
+            )
         )
     emb = results["embedding"]
     rec = results["recall"]
@@ -416,25 +293,33 @@ def markdown(results: dict[str, Any], plots_dir: Path | None = None) -> str:
             "write), each remembering distinct memories and searching every 10th write, then "
             "every process reading and keyword-searching every acknowledged id:",
             "",
-            "| processes | writes | acknowledged | found from every process | duplicates | "
-            "errors | writes/s |",
-            "|---:|---:|---:|---:|---:|---:|---:|",
-            f"| {procs['processes']} | {procs['writes']} | {procs['acknowledged']} | "
-            f"{procs['found_by_every_process']} | {procs['duplicates']} | {procs['errors']} | "
-            f"{procs['writes_per_s']} |",
+            *table_head(
+                "processes",
+                "writes",
+                "acknowledged",
+                "found from every process",
+                "duplicates",
+                "errors",
+                "writes/s",
+                align="rrrrrrr",
+            ),
+            table_row(
+                *(procs[k] for k in ("processes", "writes", "acknowledged")),
+                *(procs[k] for k in ("found_by_every_process", "duplicates", "errors")),
+                procs["writes_per_s"],
+            ),
         ]
     elif procs:
         lines += ["", f"Multi-process run: {procs.get('skipped')}"]
     lines += [
         "",
-        "| recall set | k | recall | with the relevance cut-off |",
-        "|---|---:|---:|---:|",
+        *table_head("recall set", "k", "recall", "with the relevance cut-off"),
     ]
     for key, value in rec.items():
         if key.endswith("_with_cutoff") or not isinstance(value, float):
             continue
         name, _, k = key.rpartition("_at_")
-        lines.append(f"| {name} | {k} | {value:.3f} | {rec.get(key + '_with_cutoff', '-')} |")
+        lines.append(table_row(name, k, f"{value:.3f}", rec.get(key + "_with_cutoff", "-")))
     skipped = [f"{k}: {v}" for k, v in rec.items() if isinstance(v, str)]
     if skipped:
         lines += ["", "Not measured: " + "; ".join(skipped)]
@@ -445,11 +330,7 @@ def markdown(results: dict[str, Any], plots_dir: Path | None = None) -> str:
 
 
 def _plot_sizes(sizes: dict[str, Any], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     counts = sorted(int(k) for k in sizes if k.isdigit())
     fig, ax = plt.subplots(figsize=(6, 3))
     for stat, style in (("p50_ms", "o-"), ("p95_ms", "s--")):

@@ -14,10 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from assistant.eval.stats import percentile
-from assistant.fake_api import FakeAnthropicServer, Recorded, Reply
 from assistant.gates.llm import LlmGate
 from assistant.gates.rules import always_gate, length_gate, never_gate
+from assistant.runtime.fake_api import FakeAnthropicServer, Recorded, Reply
+from bench.figures import latency, pyplot, table_head, table_row, timings_ms
 from memory.persona import demo_conversation
 
 # A scripted mixed conversation about the demo persona: (message, needs memory).
@@ -31,32 +31,15 @@ def _fake_model(request: Recorded) -> Reply:
     return Reply(text="Here is a short reply from the fake model.")
 
 
-def _summary(values: list[float]) -> dict[str, float]:
-    return {
-        "p50_ms": round(statistics.median(values), 3),
-        "p95_ms": round(percentile(values, 0.95), 3),
-        "n": len(values),
-    }
-
-
-def _time(fn: Callable[[], Any], repeat: int) -> list[float]:
-    out = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        fn()
-        out.append((time.perf_counter() - started) * 1000.0)
-    return out
-
-
 def run(quick: bool = False, progress: Callable[[str], None] = print) -> dict[str, Any]:
     """Run the pipeline benchmarks and return their figures."""
     import anthropic
 
-    from assistant.chat import Chat, Exchange, TurnOptions
     from assistant.config import Settings
     from assistant.gates.registry import build_gate
-    from assistant.pipeline import Pipeline
-    from assistant.respond import ModelResponder
+    from assistant.reply.respond import ModelResponder
+    from assistant.turn.chat import Chat, Exchange, TurnOptions
+    from assistant.turn.pipeline import Pipeline
     from memory.embeddings import shared_model
     from memory.persona import seed_demo
     from memory.store import MemoryStore
@@ -70,15 +53,15 @@ def run(quick: bool = False, progress: Callable[[str], None] = print) -> dict[st
 
         progress("LLM gate overhead against the fake server")
         raw_prompt = [{"role": "user", "content": "x"}]
-        raw = _time(
+        raw = timings_ms(
             lambda: client.messages.create(model="m", max_tokens=600, messages=raw_prompt),
             reps * 10,
         )
         llm = LlmGate(client, "m")
-        gate_calls = _time(lambda: llm.decide("When am I meeting Alex?"), reps * 10)
+        gate_calls = timings_ms(lambda: llm.decide("When am I meeting Alex?"), reps * 10)
         results["llm_gate"] = {
-            "raw_sdk_call": _summary(raw),
-            "decide": _summary(gate_calls),
+            "raw_sdk_call": latency(raw, 3),
+            "decide": latency(gate_calls, 3),
             "overhead_p50_ms": round(statistics.median(gate_calls) - statistics.median(raw), 3),
         }
 
@@ -96,7 +79,7 @@ def run(quick: bool = False, progress: Callable[[str], None] = print) -> dict[st
             server.reset()
             times = [t for _ in range(reps) for t in _time_each(gate.decide, messages)]
             per_mode[name] = {
-                **_summary(times),
+                **latency(times, 3),
                 "llm_calls_per_turn": round(len(server.requests) / (reps * len(messages)), 3),
             }
         results["gate_latency"] = per_mode
@@ -132,7 +115,7 @@ def run(quick: bool = False, progress: Callable[[str], None] = print) -> dict[st
                     elif not turn.memories:
                         needed_but_empty += 1
             variants[name] = {
-                "overhead": _summary(overhead),
+                "overhead": latency(overhead, 3),
                 "searches_per_conversation": searches / reps,
                 "memory_tokens_per_conversation": tokens / reps,
                 "memory_tokens_on_turns_not_needing_memory": injected_needless / reps,
@@ -153,11 +136,7 @@ def _overhead_words(ms: float) -> str:
 
 def markdown(results: dict[str, Any], plots: Path) -> str:
     """The report sections for these figures, with one plot written into `plots`."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     llm = results["llm_gate"]
     lines = [
         "## Gate latency per mode",
@@ -165,13 +144,11 @@ def markdown(results: dict[str, Any], plots: Path) -> str:
         f"{results['turns']} messages of a scripted mixed conversation, {results['reps']} "
         "passes; the LLM gate in `cascade` talks to the local fake server.",
         "",
-        "| mode | p50 ms | p95 ms | LLM calls per turn |",
-        "|---|---:|---:|---:|",
+        *table_head("mode", "p50 ms", "p95 ms", "LLM calls per turn"),
     ]
     for mode, row in results["gate_latency"].items():
-        lines.append(
-            f"| {mode} | {row['p50_ms']:.2f} | {row['p95_ms']:.2f} | {row['llm_calls_per_turn']} |"
-        )
+        cells = (f"{row['p50_ms']:.2f}", f"{row['p95_ms']:.2f}", row["llm_calls_per_turn"])
+        lines.append(table_row(mode, *cells))
     lines += [
         "",
         "**LLM gate overhead outside the network** (same run, fake server answering at once): "
@@ -184,20 +161,27 @@ def markdown(results: dict[str, Any], plots: Path) -> str:
         "The same scripted conversation (10 turns need memory, 10 don't) through the real "
         "pipeline; replies come from the fake server, so time is our own overhead.",
         "",
-        "| variant | searches | memory tokens injected | on turns not needing memory "
-        "| turns needing memory that got none | overhead p50 ms | p95 ms |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        *table_head(
+            "variant",
+            "searches",
+            "memory tokens injected",
+            "on turns not needing memory",
+            "turns needing memory that got none",
+            "overhead p50 ms",
+            "p95 ms",
+        ),
     ]
     names = [k for k in results["per_turn"] if not k.startswith("ratio")]
     for name in names:
         row = results["per_turn"][name]
-        lines.append(
-            f"| {name} | {row['searches_per_conversation']:.0f} "
-            f"| {row['memory_tokens_per_conversation']:.0f} "
-            f"| {row['memory_tokens_on_turns_not_needing_memory']:.0f} "
-            f"| {row['turns_needing_memory_that_got_none']:.0f} "
-            f"| {row['overhead']['p50_ms']:.2f} | {row['overhead']['p95_ms']:.2f} |"
+        counts = (
+            "searches_per_conversation",
+            "memory_tokens_per_conversation",
+            "memory_tokens_on_turns_not_needing_memory",
+            "turns_needing_memory_that_got_none",
         )
+        overhead = (f"{row['overhead'][k]:.2f}" for k in ("p50_ms", "p95_ms"))
+        lines.append(table_row(name, *(f"{row[k]:.0f}" for k in counts), *overhead))
     ratio = results["per_turn"]["ratio_overhead_p50_gated_over_always"]
     lines += [
         "",

@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from assistant.eval.answer_score import STOPWORDS, tokens
+from bench.figures import table_head, table_row
 
 DATA = Path(__file__).resolve().parent / "data"
 SAMPLE = DATA / "canard_dev_sample.jsonl"
@@ -353,22 +354,22 @@ def markdown(results: dict[str, Any], plots_dir: Path | None = None) -> str:
         "13a tokens; term recall = share of the words a rewrite had to bring from the "
         "conversation that the output holds.",
         "",
-        "| resolver | BLEU-4 | term recall | all needed words | changed | p50 ms |",
-        "|---|---:|---:|---:|---:|---:|",
+        *table_head("resolver", "BLEU-4", "term recall", "all needed words", "changed", "p50 ms"),
     ]
     for name, res in results["resolvers"].items():
         if isinstance(res, str):
-            lines.append(f"| {name} | {res} | | | | |")
+            lines.append(table_row(name, res, *[""] * 4))
             continue
-        lines.append(
-            f"| {name} | {res['bleu4']:.2f} | {res['term_recall']:.3f} | {res['resolved']:.3f} "
-            f"| {res['changed']:.3f} | {res['p50_ms']:.3f} |"
-        )
+        figures = (f"{res[k]:.3f}" for k in ("term_recall", "resolved", "changed", "p50_ms"))
+        lines.append(table_row(name, f"{res['bleu4']:.2f}", *figures))
     human = results.get("human_agreement")
     if human:
         lines.append(
-            f"| one person vs another ({human['pairs']} questions written twice) "
-            f"| {human['bleu4']:.2f} | | | | |"
+            table_row(
+                f"one person vs another ({human['pairs']} questions written twice)",
+                f"{human['bleu4']:.2f}",
+                *[""] * 4,
+            )
         )
     lines += ["", "Published:"]
     lines += [

@@ -31,7 +31,7 @@ SIZE = (1600, 1040)
 
 def take(out: Path = SCREENSHOT) -> Path:
     """Drive the demo through two turns and save the page as a PNG at `out`."""
-    from assistant.model_file import default_model_installed
+    from assistant.runtime.model_file import default_model_installed
 
     local = default_model_installed()
     with tempfile.TemporaryDirectory() as tmp:

@@ -54,7 +54,7 @@ class Correction:
     reason: str = ""  # that gate's reason, for the list
 
     def as_row(self) -> dict[str, Any]:
-        """The correction as a labelled gate-eval row (assistant/eval/gate_eval.read_rows)."""
+        """The correction as a labelled gate-eval row (assistant/gates/labels.read_rows)."""
         return {
             "message": self.message,
             "retrieve": self.retrieve,

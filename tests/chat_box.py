@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from assistant.inbox import CHAT_BOX_KEY
+from assistant.page.inbox import CHAT_BOX_KEY
 
 
 def send_message(at: Any, message: str) -> Any:
     """Type `message` into the chat box, press Enter, and run the app (returns `at`).
 
-    The state is what assistant/ui/chat_box.js sends: every message the inbox has not
+    The state is what assistant/page/ui/chat_box.js sends: every message the inbox has not
     taken yet, the new one last, numbered one above the highest number so far.
     """
     state = at.session_state.get(CHAT_BOX_KEY, {})

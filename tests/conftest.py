@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from assistant.fake_api import FakeAnthropicServer
+from assistant.runtime.fake_api import FakeAnthropicServer
 from tests.fakes import ListSearch, ScriptedModel
 
 # The tiers: tests/unit's guard, `--fast`, the slow markers; and where temporary folders live.

@@ -17,7 +17,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 PRODUCT = ("app", "assistant/", "memory/")
-NOT_ON_THE_PATH = ("assistant/fake_api.py",)  # the fake model's server: its own threads
+NOT_ON_THE_PATH = ("assistant/runtime/fake_api.py",)  # the fake model's server: its own threads
 
 
 def _product_file(filename: str) -> str | None:

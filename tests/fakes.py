@@ -4,7 +4,7 @@
 `messages.stream`, `with_options`), the way simonw/llm's MockModel and pydantic-ai's
 TestModel serve their suites: replies are queued or computed from the request, and every
 call is recorded. No HTTP, no SDK import. The wire format itself is tested against the
-real SDK and the fake server (assistant/fake_api.py).
+real SDK and the fake server (assistant/runtime/fake_api.py).
 """
 
 from __future__ import annotations

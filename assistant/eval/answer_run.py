@@ -25,8 +25,8 @@ from assistant.eval.answer_score import (
 from assistant.eval.locomo_f1 import locomo_f1
 
 if TYPE_CHECKING:
-    from assistant.chat import Exchange
-    from assistant.front import Assistant
+    from assistant.turn.chat import Exchange
+    from assistant.turn.front import Assistant
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class Played:
 
 def play(front: Assistant, question: Question) -> Played:
     """Play every turn through `front`, each with the exchanges before it as history."""
-    from assistant.chat import TurnOptions
+    from assistant.turn.chat import TurnOptions
 
     # No capture: a fact stated in one question must not change the store for the next.
     options = TurnOptions(capture=False)

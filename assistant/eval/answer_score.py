@@ -38,7 +38,7 @@ The rules, precisely:
   long-term memory", "the notes", "the user", "the memory system", "based on the
   information you provided"...
 - **Note read back** (any reply). The reply repeats the wording of the note sent with a
-  message whose search found nothing or failed (assistant/respond.py): "nothing saved",
+  message whose search found nothing or failed (assistant/reply/respond.py): "nothing saved",
   "saved information", "... for this message", "if it asks about my own life", "can't be
   looked up", "anything else, just answer", or its instruction ("say you don't know that
   yet"). Saying what the note asks for is no leak: "I don't know when your dentist

@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from assistant.config import Settings
+from assistant.config import GateMode, Settings
 from assistant.eval.answer_data import (
     DataError,
     Question,
@@ -46,7 +46,6 @@ from assistant.eval.answer_data import (
 from assistant.eval.answer_report import Row, summarise, table
 from assistant.eval.answer_run import run_repeats
 from assistant.eval.answer_score import MemoryTerms
-from assistant.gates.base import GateMode
 
 NO_CUTOFF_MODE = "always-no-cutoff"
 DEFAULT_MODES = "never,always,local"
@@ -116,7 +115,7 @@ class ModelUnderTest:
 
 def start_model(settings: Settings | None = None) -> ModelUnderTest:
     """The configured model; with no key or base URL, the built-in local model, started."""
-    from assistant.llm import make_client
+    from assistant.runtime.llm import make_client
 
     settings = settings or Settings.from_env()
     local = None
@@ -153,10 +152,10 @@ def build_chats(
     `temperature` 0 is greedy (two runs agree); None leaves sampling to the endpoint's
     default, as the app does.
     """
-    from assistant.front import Assistant
     from assistant.gates.registry import build_gate
-    from assistant.pipeline import Pipeline
-    from assistant.respond import ModelResponder
+    from assistant.reply.respond import ModelResponder
+    from assistant.turn.front import Assistant
+    from assistant.turn.pipeline import Pipeline
 
     responder = ModelResponder(
         model.client, model.settings.chat_model, max_tokens=max_tokens, temperature=temperature

@@ -1,8 +1,9 @@
 """Score a retrieval gate on labelled messages: accuracy, precision, recall, F1, latency.
 
-Input is JSONL, one `{"message": str, "retrieve": bool | null}` per line; lines whose
-label is null are skipped and extra keys are ignored. "Positive" means retrieve, so
-recall is the share of messages that needed memory and got it (a miss loses a memory).
+Input is JSONL, one `{"message": str, "retrieve": bool | null}` per line, read by
+`assistant.gates.labels`: lines whose label is null are skipped and extra keys are ignored.
+"Positive" means retrieve, so recall is the share of messages that needed memory and got it
+(a miss loses a memory).
 """
 
 from __future__ import annotations
@@ -16,47 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from assistant.config import GateMode
 from assistant.eval.stats import percentile
-from assistant.gates.base import GateMode
-from memory.jsonl import JsonlError, read_jsonl
-
-
-class DataError(ValueError):
-    """A line of the input file cannot be used."""
-
-
-@dataclass(frozen=True)
-class Row:
-    """One labelled message."""
-
-    message: str
-    retrieve: bool
-    fields: dict[str, Any]
-
-
-def read_rows(path: Path, split: str | None = None) -> tuple[list[Row], int]:
-    """(labelled rows, number of null-label rows skipped); DataError names the bad line."""
-    rows: list[Row] = []
-    skipped = 0
-    try:
-        numbered = list(read_jsonl(path))
-    except JsonlError as exc:
-        raise DataError(str(exc)) from None
-    for number, data in numbered:
-        message, label = data.get("message"), data.get("retrieve", ...)
-        if not isinstance(message, str):
-            raise DataError(f"{path}, line {number}: 'message' must be a string")
-        if label is ...:
-            raise DataError(f"{path}, line {number}: missing 'retrieve'")
-        if label is None:
-            skipped += 1
-            continue
-        if not isinstance(label, bool):
-            raise DataError(f"{path}, line {number}: 'retrieve' must be true, false or null")
-        if split is not None and data.get("split") != split:
-            continue
-        rows.append(Row(message, label, data))
-    return rows, skipped
+from assistant.gates.labels import DataError, Row, read_rows
 
 
 def score(labels: Iterable[bool], predictions: Iterable[bool], ms: Iterable[float]) -> dict:
@@ -126,7 +89,7 @@ def make_gate(mode: str, env: dict[str, str] | None = None) -> GateUnderTest:
             raise SystemExit(2)
         else:
             model = settings.gate_model
-        from assistant.llm import make_client
+        from assistant.runtime.llm import make_client
 
         client = make_client(settings)
         endpoint = settings.endpoint_host

@@ -36,9 +36,9 @@ class LoadResult:
 
 def run_load(sessions: int = 8, seconds: float = 10.0, max_turns: int = 100_000) -> LoadResult:
     """Drive `sessions` threads through the scripted conversation until time is up."""
-    from assistant.chat import Exchange, TurnOptions
     from assistant.config import Settings
-    from assistant.factory import build_assistant
+    from assistant.turn.chat import Exchange, TurnOptions
+    from assistant.turn.factory import build_assistant
 
     conversation = [message for message, _ in demo_conversation()]
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 if TYPE_CHECKING:
     from assistant.config import Settings
-    from assistant.local_model import LocalModel, ModelStatus
+    from assistant.runtime.local_model import LocalModel, ModelStatus
 
 
 class ModelNotReady(RuntimeError):
@@ -99,7 +99,7 @@ def start_local(
     why nothing happens for a while. Raises ModelNotReady, the server stopped, on failure.
     """
     from assistant.config import Settings
-    from assistant.factory import start_local_model
+    from assistant.turn.factory import start_local_model
 
     if say:
         print("starting the local model (llama.cpp on 127.0.0.1)…", file=sys.stderr)

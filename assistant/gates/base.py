@@ -1,9 +1,10 @@
-"""The gate contract: the decision record, the `Gate` protocol, the modes, and their helpers.
+"""The gate contract: the decision record, the `Gate` protocol, and their helpers.
 
 Every gate (assistant/gates/*) returns a `GateDecision`, so the UI, the pipeline and the
 evaluations treat them alike. FAIL OPEN means retrieve: a stale memory beats a lost one.
 
-A leaf but for two records: `assistant.text`'s labels and the conversation's `Said`.
+A leaf but for three: `assistant.text`'s labels, the conversation's `Said`, and the gate
+modes' names (`GateMode`, in `assistant.config`: a setting).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from assistant.config import GateMode
 from assistant.conversation.said import Said
 from assistant.text import Label
 
@@ -19,45 +21,6 @@ MAX_GATE_MESSAGE_CHARS = 4000  # ~1k tokens: enough to judge, bounded cost for h
 # this much, and the details show the whole reason.
 BADGE_REASON_WORDS = 6
 BADGE_REASON_CHARS = 48
-
-
-class GateMode(Label):
-    """A way of deciding whether a message needs memory; the value is MEMGATE_GATE_MODE's."""
-
-    LLM = "llm"
-    LOCAL = "local"
-    CASCADE = "cascade"
-    ALWAYS = "always"
-    NEVER = "never"
-    LENGTH = "length"
-
-    @property
-    def summary(self) -> str:
-        """One line for help texts."""
-        return _SUMMARIES[self]
-
-    @property
-    def needs_model(self) -> bool:
-        """True when the mode calls the LLM through the anthropic client."""
-        return self in (GateMode.LLM, GateMode.CASCADE)
-
-    @property
-    def judges(self) -> bool:
-        """True when the mode judges the message: corrections apply to it, and a follow-up
-        is read with the conversation. The rule modes (always, never, length) stand for
-        products that read the message alone, and a presenter picks them as a fixed
-        baseline that nothing may bend."""
-        return self in (GateMode.LLM, GateMode.LOCAL, GateMode.CASCADE)
-
-
-_SUMMARIES = {
-    GateMode.LLM: "the small model decides (the seed gate)",
-    GateMode.LOCAL: "an offline classifier on MiniLM embeddings, a few ms",
-    GateMode.CASCADE: "local first; the LLM only when local is unsure",
-    GateMode.ALWAYS: "retrieve every turn, like mem0 / Zep",
-    GateMode.NEVER: "no memory",
-    GateMode.LENGTH: "skip messages of 30 characters or fewer",
-}
 
 
 class Method(Label):

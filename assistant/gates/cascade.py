@@ -14,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from assistant.gates.base import GateMode, empty_decision
+from assistant.config import GateMode
+from assistant.gates.base import empty_decision
 from assistant.gates.local.rule import explicit_memory_reference
 from assistant.gates.local.text import gate_text
 from assistant.gates.trust import LlmTrust, logit

@@ -12,7 +12,6 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from assistant.completion import ModelCallError, ModelError
 from assistant.conversation.said import Said
 from assistant.gates.base import (
     Conversation,
@@ -23,7 +22,8 @@ from assistant.gates.base import (
     empty_decision,
     model_call_decision,
 )
-from assistant.llm import MessagesApi, json_span
+from assistant.runtime.completion import ModelCallError, ModelError
+from assistant.runtime.llm import MessagesApi, json_span
 
 GATE_MAX_TOKENS = 600  # reasoning models spend a thinking block before the JSON
 NO_JSON_REASON = "gate returned no JSON — failing open"

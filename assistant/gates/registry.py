@@ -18,9 +18,10 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from assistant.conversation.decision import in_conversation
+from assistant.config import GateMode
 from assistant.conversation.reading import Reading
-from assistant.gates.base import Conversation, GateMode, failed_open_decision
+from assistant.gates.base import Conversation, failed_open_decision
+from assistant.gates.followup import in_conversation
 from assistant.gates.forced import Forced
 from assistant.gates.vocabulary import with_vocabulary
 

@@ -10,7 +10,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from assistant.gates.base import GateDecision, GateMode, Method, bounded, empty_decision
+from assistant.config import GateMode
+from assistant.gates.base import GateDecision, Method, bounded, empty_decision
 
 if TYPE_CHECKING:
     from assistant.gates.base import Conversation

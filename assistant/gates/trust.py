@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assistant.gates.base import GateMode
+from assistant.config import GateMode
 
 if TYPE_CHECKING:
     from assistant.config import Settings
@@ -81,7 +81,7 @@ def trust_key(settings: Settings) -> str:
     own llama.cpp server the model file's."""
     if settings.native_url is None:
         return settings.gate_model
-    from assistant.model_file import DEFAULT_MODEL_FILE
+    from assistant.runtime.model_file import DEFAULT_MODEL_FILE
 
     return Path(settings.local_model).name if settings.local_model else DEFAULT_MODEL_FILE
 

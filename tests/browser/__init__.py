@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assistant.child_server import end_process, free_port
+from assistant.runtime.child_server import end_process, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM_ARGS = [
@@ -34,7 +34,8 @@ CHROMIUM_ARGS = [
 ]
 # The first page load takes 7-8 s on 2 cores; leave room for a busy machine.
 PAGE_TIMEOUT_S = 60.0
-CHAT_INPUT = 'textarea[data-testid="memgateChatBox"]'  # the chat box (assistant/ui/chat_box.html)
+# The chat box (assistant/page/ui/chat_box.html).
+CHAT_INPUT = 'textarea[data-testid="memgateChatBox"]'
 # The sidebar's memory header appears once the store and the gate have loaded.
 APP_READY = 'section[data-testid="stSidebar"] :text("Memories (")'
 KEY_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN")

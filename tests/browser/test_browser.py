@@ -140,7 +140,7 @@ def held_app(
     The model is the fake API, so the test controls time: each message then lands while
     a run is busy answering the one before. The list holds the current test's release.
     """
-    from assistant.fake_api import FakeAnthropicServer, Reply
+    from assistant.runtime.fake_api import FakeAnthropicServer, Reply
 
     release = [threading.Event()]
 

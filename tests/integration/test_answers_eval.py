@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from assistant.fake_api import FakeAnthropicServer
+from assistant.runtime.fake_api import FakeAnthropicServer
 from tests.models import HAVE_RUNTIME, SMALL
 from tests.unit.test_answers_eval import (
     ALEX,

@@ -15,7 +15,7 @@ import streamlit as st
 from markdown_it import MarkdownIt
 from streamlit.testing.v1 import AppTest
 
-from assistant.fake_api import FakeAnthropicServer, Reply
+from assistant.runtime.fake_api import FakeAnthropicServer, Reply
 from tests.chat_box import send_message
 from tests.crossings import crossings
 
@@ -381,7 +381,7 @@ def test_compare_mode_captures_once(online_app: AppTest, fake_api: FakeAnthropic
 def _store(at: AppTest) -> Any:
     """The memory folder the app uses, opened by the test (Chroma shares it in-process)."""
     from assistant.config import Settings
-    from assistant.factory import open_store
+    from assistant.turn.factory import open_store
 
     return open_store(Settings.from_env())
 

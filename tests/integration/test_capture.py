@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from assistant.capture import Capturer, grounded, might_hold_a_fact, rule_facts
-from assistant.fake_api import FakeAnthropicServer, Reply
+from assistant.reply.capture import Capturer, grounded, might_hold_a_fact, rule_facts
+from assistant.runtime.fake_api import FakeAnthropicServer, Reply
 from memory.store import MemoryStore
 
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.chat import Chat, TurnOptions
 from assistant.conversation.search import FOLLOW_UP_SENT
 from assistant.gates.local.shared import shared_local_gate
-from assistant.offline import OfflineResponder
-from assistant.pipeline import Pipeline
+from assistant.reply.offline import OfflineResponder
+from assistant.turn.chat import Chat, TurnOptions
+from assistant.turn.pipeline import Pipeline
 from memory.persona import seed_demo
 from memory.store import MemoryStore
 

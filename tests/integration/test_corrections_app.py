@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 from assistant.gates.base import GateDecision, Method
 from assistant.gates.corrections.actions import BUTTON_LABEL, RERUN_NOTE, open_corrections
 from assistant.gates.corrections.gate import CorrectedGate
-from assistant.local_model import ModelState, ModelStatus
+from assistant.runtime.local_model import ModelState, ModelStatus
 from tests.integration.test_app import _start, _store, assistant_messages, badge_lines, send, turns
 
 
@@ -254,7 +254,7 @@ def test_a_corrected_rule_decision_still_decides_after_a_restart(app: AppTest) -
 
 def test_the_factory_wraps_judging_gates_and_not_rules(tmp_path: Path) -> None:
     from assistant.config import Settings
-    from assistant.factory import build_assistant
+    from assistant.turn.factory import build_assistant
 
     assistant = build_assistant(
         Settings(memory_dir=tmp_path / "m", local_model="off"), seed_if_empty=False
@@ -278,8 +278,8 @@ class _FailedModel:
 
 def test_the_offline_fallback_gate_is_wrapped_too(tmp_path: Path, fake_api: Any) -> None:
     from assistant.config import Settings
-    from assistant.factory import build_assistant
-    from assistant.front import Assistant
+    from assistant.turn.factory import build_assistant
+    from assistant.turn.front import Assistant
 
     settings = Settings(
         memory_dir=tmp_path / "m", base_url=fake_api.url, gate_mode="cascade", local_model="off"
@@ -319,8 +319,8 @@ def test_a_rerun_in_compare_mode_forces_only_the_gated_twin(app: AppTest) -> Non
 
 def test_a_forced_decision_is_used_without_asking_the_gate(tmp_path: Path) -> None:
     from assistant.gates.corrections.actions import correct, rerun_of
-    from assistant.offline import OfflineResponder
-    from assistant.pipeline import Pipeline
+    from assistant.reply.offline import OfflineResponder
+    from assistant.turn.pipeline import Pipeline
     from memory.store import MemoryStore
 
     class AskedGate:

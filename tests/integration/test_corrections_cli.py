@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from assistant.eval.gate_eval import read_rows
 from assistant.gates.corrections.cli import main
+from assistant.gates.labels import read_rows
 
 pytestmark = pytest.mark.chroma  # every command opens a real store (as in test_memory_cli)
 

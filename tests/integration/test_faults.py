@@ -7,12 +7,12 @@ from dataclasses import replace
 
 import pytest
 
-from assistant.capture import Capturer
-from assistant.chat import Chat
-from assistant.fake_api import Reply
 from assistant.gates.llm import LlmGate
-from assistant.pipeline import Pipeline
-from assistant.respond import ModelResponder
+from assistant.reply.capture import Capturer
+from assistant.reply.respond import ModelResponder
+from assistant.runtime.fake_api import Reply
+from assistant.turn.chat import Chat
+from assistant.turn.pipeline import Pipeline
 from memory.store import MemoryStore
 
 KEY = "sk-ant-FAULTS-0123456789-recognisable"

@@ -29,7 +29,7 @@ UNSURE = [
 
 @pytest.mark.chroma  # the cascade's local gate embeds with ONNX
 def test_cascade_asks_the_llm_about_unsure_messages_only(tmp_path, capsys, fake_api, monkeypatch):
-    from assistant.fake_api import Reply
+    from assistant.runtime.fake_api import Reply
 
     fake_api.script = lambda _req: Reply(
         text='{"retrieve": false, "query": "", "reason": "the fake LLM says no"}'

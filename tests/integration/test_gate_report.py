@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.eval.gate_eval import Row
+from assistant.gates.labels import Row
 from assistant.gates.local import explicit_memory_reference, gate_text, shared_local_gate
 from bench.gate_report import _cascade_calls
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from assistant.fake_api import Reply
 from assistant.gates.rules import always_gate
-from assistant.pipeline import Pipeline
-from assistant.respond import ModelResponder
+from assistant.reply.respond import ModelResponder
+from assistant.runtime.fake_api import Reply
+from assistant.turn.pipeline import Pipeline
 from memory.injection import instruction_flag, payloads, reply_follows
 from memory.store import MemoryStore
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from assistant.fake_api import Reply
 from assistant.gates.base import Method
 from assistant.gates.cascade import CascadeGate
 from assistant.gates.llm import LlmGate
@@ -19,6 +18,7 @@ from assistant.gates.local import (
     featurize,
     hand_features,
 )
+from assistant.runtime.fake_api import Reply
 from tests.unit.test_local_gate import FRESH_SETS, _fresh_rows
 from training.train_gate import load_examples, train
 
@@ -240,8 +240,8 @@ class Ticks:
 
 
 def test_cascade_counts_only_the_llm_call_as_model_time(local, fake_api, sdk_client, tmp_path):
-    from assistant.offline import OfflineResponder
-    from assistant.pipeline import Pipeline
+    from assistant.reply.offline import OfflineResponder
+    from assistant.turn.pipeline import Pipeline
     from memory.store import MemoryStore
 
     fake_api.script = lambda _req: Reply(text=ALEX_JSON)

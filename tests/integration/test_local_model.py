@@ -24,16 +24,16 @@ from typing import Any
 
 import pytest
 
-from assistant.capture import Capturer
-from assistant.chat import Chat, TurnOptions
 from assistant.gates.base import Method
 from assistant.gates.llm import LlmGate
 from assistant.gates.rules import always_gate, never_gate
-from assistant.llm import MessagesApi
-from assistant.local_model import ALWAYS_SLOT, GATED_SLOT, LocalModel, health
-from assistant.model_file import ModelFileError, default_model_installed, inspect_gguf
-from assistant.pipeline import Pipeline
-from assistant.respond import ModelResponder
+from assistant.reply.capture import Capturer
+from assistant.reply.respond import ModelResponder
+from assistant.runtime.llm import MessagesApi
+from assistant.runtime.local_model import ALWAYS_SLOT, GATED_SLOT, LocalModel, health
+from assistant.runtime.model_file import ModelFileError, default_model_installed, inspect_gguf
+from assistant.turn.chat import Chat, TurnOptions
+from assistant.turn.pipeline import Pipeline
 from memory.store import MemoryStore
 from tests.chat_box import send_message
 from tests.fakes import ListSearch
@@ -198,8 +198,8 @@ def test_killing_the_server_mid_stream_ends_that_turn_and_the_next_completes(
     tmp_path: Path, store: MemoryStore
 ) -> None:
     from assistant.config import Settings
-    from assistant.front import Assistant
-    from assistant.wiring import Wiring
+    from assistant.turn.front import Assistant
+    from assistant.turn.wiring import Wiring
 
     model = LocalModel(str(SMALL), log_path=tmp_path / "server.log", seed=7)
     try:
@@ -263,7 +263,7 @@ def test_a_killed_parent_leaves_no_orphan_server(tmp_path: Path) -> None:
     script = textwrap.dedent(
         f"""
         import json, sys, time
-        from assistant.local_model import LocalModel
+        from assistant.runtime.local_model import LocalModel
         from pathlib import Path
         m = LocalModel({str(SMALL)!r}, log_path=Path({str(tmp_path)!r}) / "s.log")
         assert m.start().wait_ready().ready
@@ -370,7 +370,7 @@ def test_the_gate_eval_runs_the_llm_gate_on_the_local_model_with_no_key(tmp_path
 def test_the_default_model_answers_the_hero_prompt_from_memory(
     tmp_path: Path, store: MemoryStore
 ) -> None:
-    from assistant.model_file import assemble_default_model
+    from assistant.runtime.model_file import assemble_default_model
 
     # The 1.1 GB default model, where it is installed: the demo's own question, end to end.
     model = LocalModel(str(assemble_default_model()), log_path=tmp_path / "server.log", seed=7)
@@ -459,10 +459,10 @@ def test_a_process_exiting_while_the_model_warms_logs_no_traceback(tmp_path: Pat
         f"""
         import logging, threading
         from pathlib import Path
-        from assistant.local_model import LocalModel
+        from assistant.runtime.local_model import LocalModel
         from assistant.gates.native import NativeLlamaGate
         logging.basicConfig(format="%(levelname)s %(message)s")
-        logging.getLogger("assistant.local_model").setLevel(logging.DEBUG)
+        logging.getLogger("assistant.runtime.local_model").setLevel(logging.DEBUG)
         m = LocalModel({str(SMALL)!r}, log_path=Path({str(tmp_path)!r}) / "s.log")
         warming = threading.Event()
         def broken():

@@ -7,16 +7,13 @@ import json
 
 import pytest
 
-from assistant.capture import Capturer
-from assistant.chat import Chat, TurnOptions
-from assistant.fake_api import Reply
 from assistant.gates.base import Method
 from assistant.gates.llm import LlmGate
 from assistant.gates.rules import always_gate, never_gate
-from assistant.hours import with_clock_times
-from assistant.offline import SEARCH_FAILED, OfflineResponder
-from assistant.pipeline import MAX_MESSAGE_CHARS, Pipeline
-from assistant.respond import (
+from assistant.reply.capture import Capturer
+from assistant.reply.hours import with_clock_times
+from assistant.reply.offline import SEARCH_FAILED, OfflineResponder
+from assistant.reply.respond import (
     MEMORY_PREAMBLE,
     NOTHING_FOUND_NOTE,
     SEARCH_FAILED_NOTE,
@@ -24,6 +21,9 @@ from assistant.respond import (
     counts_from_today,
     said_back,
 )
+from assistant.runtime.fake_api import Reply
+from assistant.turn.chat import Chat, TurnOptions
+from assistant.turn.pipeline import MAX_MESSAGE_CHARS, Pipeline
 from memory.store import MemoryStore
 
 RETRIEVE = '{"retrieve": true, "query": "dinner with Alex", "reason": "user\'s plans"}'

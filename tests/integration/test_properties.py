@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from assistant.gates.base import Method
 from assistant.gates.llm import LlmGate
-from assistant.offline import SumError, answer_arithmetic, evaluate
+from assistant.reply.offline import SumError, answer_arithmetic, evaluate
 from memory.store import Memory, MemoryStore, MemoryStoreError
 
 
@@ -192,7 +192,7 @@ def test_evaluator_only_walks_arithmetic_nodes():
     # The evaluator never calls eval/exec/compile: it walks a parsed tree.
     import inspect
 
-    from assistant import offline
+    from assistant.reply import offline
 
     tree = ast.parse(inspect.getsource(offline))
     called = {

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from assistant.capture import Capturer
-from assistant.chat import Chat
 from assistant.config import Settings
-from assistant.fake_api import Recorded, Reply
 from assistant.gates.llm import LlmGate
-from assistant.pipeline import Pipeline
-from assistant.respond import ModelResponder
+from assistant.reply.capture import Capturer
+from assistant.reply.respond import ModelResponder
+from assistant.runtime.fake_api import Recorded, Reply
+from assistant.turn.chat import Chat
+from assistant.turn.pipeline import Pipeline
 from memory.store import MemoryStore
 from tests.chat_box import send_message
 

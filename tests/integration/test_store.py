@@ -13,7 +13,7 @@ from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.utils.embedding_functions import register_embedding_function
 
 from assistant.config import Settings
-from assistant.factory import open_store
+from assistant.turn.factory import open_store
 from memory import store as store_module
 from memory.jsonl import read_jsonl
 from memory.keyword import KeywordIndexes

@@ -100,8 +100,8 @@ def test_a_server_that_goes_away_is_one_clear_error_and_a_restart_loses_nothing(
 ):
     # Before: raw httpx.ConnectError from the store, ~100 lines of traceback from the CLI.
     from assistant.gates.rules import always_gate
-    from assistant.offline import OfflineResponder
-    from assistant.pipeline import Pipeline
+    from assistant.reply.offline import OfflineResponder
+    from assistant.turn.pipeline import Pipeline
     from memory.__main__ import main
     from memory.store import MemoryStoreError
 

@@ -69,7 +69,7 @@ def test_the_scoreboard_and_the_downloads_follow_the_session(talk_app) -> None:
     markdown = next(b for b in at.get("download_button") if b.proto.label == "Markdown")
     assert markdown is not None
     record = at.session_state["exchanges"]
-    from assistant.export import session_markdown
+    from assistant.page.export import session_markdown
 
     text = session_markdown(record, at.session_state["talk"].beats)
     assert "Beat 2 / 3, expected retrieve — **not as the talk expected**" in text

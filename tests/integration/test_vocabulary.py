@@ -71,8 +71,8 @@ class SkipsEverything:
 
 
 def test_the_turn_searches_after_the_rule_and_the_reply_gets_the_memory(store) -> None:
-    from assistant.offline import OfflineResponder
-    from assistant.pipeline import Pipeline
+    from assistant.reply.offline import OfflineResponder
+    from assistant.turn.pipeline import Pipeline
 
     pipeline = Pipeline(gate=SkipsEverything(), store=store, responder=OfflineResponder())
     turn = pipeline.respond("what breed is Mango?")
@@ -104,8 +104,8 @@ def test_a_rule_decision_can_be_corrected_and_the_rule_modes_cannot(store) -> No
 def _corrected_pipeline(store):  # noqa: ANN001, ANN202
     from assistant.gates.corrections.actions import open_corrections
     from assistant.gates.corrections.gate import CorrectedGate
-    from assistant.offline import OfflineResponder
-    from assistant.pipeline import Pipeline
+    from assistant.reply.offline import OfflineResponder
+    from assistant.turn.pipeline import Pipeline
 
     book = open_corrections(store)
     gate = CorrectedGate(SkipsEverything(), book)

@@ -13,7 +13,7 @@ import sys
 import urllib.request
 from pathlib import Path
 
-from assistant.child_server import ChildExited, end_process, free_port, wait_until_healthy
+from assistant.runtime.child_server import ChildExited, end_process, free_port, wait_until_healthy
 
 
 def chroma_executable() -> Path:

@@ -15,7 +15,7 @@ from assistant.eval.answer_score import (
     tokens,
 )
 from assistant.eval.locomo_f1 import locomo_f1, token_f1
-from assistant.respond import NOTHING_FOUND_NOTE, SEARCH_FAILED_NOTE
+from assistant.reply.respond import NOTHING_FOUND_NOTE, SEARCH_FAILED_NOTE
 
 MEMORIES = [
     "I'm learning Portuguese because we're going to Porto for Kofi's 40th.",

@@ -18,9 +18,9 @@ from assistant.eval.answer_data import DataError, Question, balanced, read_locom
 from assistant.eval.answer_report import Row, summarise
 from assistant.eval.answer_score import MemoryTerms
 from assistant.eval.answers import parse_modes, parse_temperature
-from assistant.fake_api import FakeAnthropicServer, Recorded, Reply
-from assistant.hours import with_clock_times
-from assistant.respond import NOTHING_FOUND_NOTE
+from assistant.reply.hours import with_clock_times
+from assistant.reply.respond import NOTHING_FOUND_NOTE
+from assistant.runtime.fake_api import FakeAnthropicServer, Recorded, Reply
 from tests.fakes import ListSearch
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -176,8 +176,8 @@ def test_summary_figures() -> None:
 
 
 def test_the_reply_model_is_sent_temperature_0_only_when_asked(fake_api, sdk_client) -> None:
-    from assistant.fake_api import Reply
-    from assistant.respond import ModelResponder
+    from assistant.reply.respond import ModelResponder
+    from assistant.runtime.fake_api import Reply
 
     fake_api.queue(Reply(text="4."), Reply(text="4."))
     greedy = ModelResponder(sdk_client, "m", temperature=0.0).reply("2+2?", [], [])

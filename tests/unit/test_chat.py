@@ -1,4 +1,4 @@
-"""The home of a message (assistant/chat.py), with a scripted model and a list for memory."""
+"""The home of a message (assistant/turn/chat.py), with a scripted model and a list for memory."""
 
 from __future__ import annotations
 
@@ -8,18 +8,18 @@ from typing import Any
 
 import pytest
 
-from assistant.capture import Capturer
-from assistant.chat import Chat, Exchange, ReplyHooks, TurnOptions
 from assistant.config import Settings
-from assistant.front import Assistant
 from assistant.gates.base import GateDecision, Method
 from assistant.gates.llm import LlmGate
 from assistant.gates.rules import always_gate, never_gate
-from assistant.local_model import ModelState, ModelStatus
-from assistant.offline import OfflineResponder
-from assistant.pipeline import MAX_MESSAGE_CHARS, Pipeline, Turn, Variant
-from assistant.respond import ModelResponder, ReplySource
-from assistant.wiring import GateShelf, Wiring
+from assistant.reply.capture import Capturer
+from assistant.reply.offline import OfflineResponder
+from assistant.reply.respond import ModelResponder, ReplySource
+from assistant.runtime.local_model import ModelState, ModelStatus
+from assistant.turn.chat import Chat, Exchange, ReplyHooks, TurnOptions
+from assistant.turn.front import Assistant
+from assistant.turn.pipeline import MAX_MESSAGE_CHARS, Pipeline, Turn, Variant
+from assistant.turn.wiring import GateShelf, Wiring
 from tests.fakes import ListSearch, ScriptedModel, prompt_of
 
 CAPTURE = "Extract durable facts"

@@ -1,9 +1,9 @@
-"""The text the UI shows, as pure functions (assistant/display.py): no Streamlit needed."""
+"""The text the UI shows, as pure functions (assistant/page/display.py): no Streamlit needed."""
 
 from __future__ import annotations
 
-from assistant.chat import Exchange
-from assistant.display import (
+from assistant.gates.rules import always_gate, never_gate
+from assistant.page.display import (
     compare_line,
     details_title,
     fmt_ms,
@@ -11,10 +11,10 @@ from assistant.display import (
     medians_line,
     stage_table,
 )
-from assistant.gates.rules import always_gate, never_gate
-from assistant.local_model import ModelState, ModelStatus
-from assistant.pipeline import Timings, Turn, Usage, Variant
-from assistant.session import CompareMedians
+from assistant.page.session import CompareMedians
+from assistant.runtime.local_model import ModelState, ModelStatus
+from assistant.turn.chat import Exchange
+from assistant.turn.pipeline import Timings, Turn, Usage, Variant
 from memory.records import Memory
 
 

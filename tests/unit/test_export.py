@@ -6,10 +6,10 @@ import json
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 
-from assistant.chat import Exchange
-from assistant.export import session_json, session_markdown, stage_chart_svg
+from assistant.turn.chat import Exchange
+from assistant.page.export import session_json, session_markdown, stage_chart_svg
 from assistant.gates.base import GateDecision, Method
-from assistant.pipeline import Timings, Turn, Usage, Variant
+from assistant.turn.pipeline import Timings, Turn, Usage, Variant
 from assistant.talk import Beat
 from memory.records import Memory
 

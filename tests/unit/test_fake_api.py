@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.fake_api import Reply
+from assistant.runtime.fake_api import Reply
 
 
 def _stream(client, **kw):

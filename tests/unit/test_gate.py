@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.fake_api import Reply
 from assistant.gates.base import MAX_GATE_MESSAGE_CHARS, Method
 from assistant.gates.llm import (
     GATE_MAX_TOKENS,
@@ -21,6 +20,7 @@ from assistant.gates.llm import (
     should_retrieve,
 )
 from assistant.gates.rules import always_gate, length_gate, never_gate
+from assistant.runtime.fake_api import Reply
 
 SKIP_JSON = '{"retrieve": false, "query": "", "reason": "general math"}'
 ALEX_JSON = '{"retrieve": true, "query": "meeting Alex", "reason": "user\'s plans"}'

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.config import Settings, SettingsError
-from assistant.gates.base import GateMode
+from assistant.config import GateMode, Settings, SettingsError
 from assistant.gates.cascade import CascadeGate
 from assistant.gates.llm import LlmGate
 from assistant.gates.local import LocalGate

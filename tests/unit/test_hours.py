@@ -2,7 +2,7 @@
 
 import pytest
 
-from assistant.hours import with_clock_times
+from assistant.reply.hours import with_clock_times
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from assistant.inbox import Inbox, sent_messages
+from assistant.page.inbox import Inbox, sent_messages
 
 
 def sent(*texts: str, start: int = 1) -> list[dict[str, object]]:

@@ -6,8 +6,8 @@ import base64
 
 import pytest
 
-from bench.injection_bench import check, sample
-from bench.injection_set import FIELDS, SET_PATH, held_out, load
+from bench.injection_bench import sample
+from bench.injection_set import FIELDS, SET_PATH, check, held_out, load
 
 
 def test_every_row_is_well_formed_and_its_check_is_one_the_bench_reads():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from assistant.completion import ModelError, classify_error, describe_error
+from assistant.runtime.completion import ModelError, classify_error, describe_error
 
 
 def test_errors_are_classified_by_their_class_not_their_name() -> None:
@@ -37,9 +37,9 @@ def test_a_reply_pinned_to_a_slot_fails_like_any_other_call() -> None:
 
     import pytest
 
-    from assistant.child_server import free_port
-    from assistant.completion import ModelCallError
-    from assistant.llama_slot import SlotApi
+    from assistant.runtime.child_server import free_port
+    from assistant.runtime.completion import ModelCallError
+    from assistant.runtime.llama_slot import SlotApi
 
     # Pinned replies go to llama.cpp over urllib: its failures read as the SDK's do.
     api = SlotApi(f"http://127.0.0.1:{free_port()}", 1, "m", max_tokens=4, timeout=5.0)

@@ -6,7 +6,7 @@ import pytest
 
 from assistant.config import Settings
 from assistant.eval.local_server import ModelNotReady, attach
-from assistant.local_model import ModelState, ModelStatus
+from assistant.runtime.local_model import ModelState, ModelStatus
 
 
 class FakeLocal:

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from assistant import model_file
-from assistant.model_file import ModelFileError, assemble_default_model
+from assistant.runtime import model_file
+from assistant.runtime.model_file import ModelFileError, assemble_default_model
 
 SLICES = [b"GGUF-slice-one-", b"slice-two-", b"and-the-last-slice"]
 
@@ -90,7 +90,7 @@ def test_a_missing_slice_says_how_to_install_the_model(
 
 def test_a_directory_is_reported_as_a_directory(tmp_path: Path) -> None:
     # Before: "No model file at <dir>", which sends the user looking for a missing file.
-    from assistant.model_file import inspect_gguf
+    from assistant.runtime.model_file import inspect_gguf
 
     (tmp_path / "qwen.gguf").write_bytes(b"GGUF")
     with pytest.raises(ModelFileError, match=r"is a directory.*It holds qwen\.gguf\.$"):

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.offline import (
+from assistant.reply.offline import (
     NEEDS_A_MODEL,
     NOTHING_FOUND,
     SEARCH_FAILED,
     OfflineResponder,
     answer_arithmetic,
 )
-from assistant.respond import Lookup
+from assistant.reply.respond import Lookup
 from memory.records import Memory
 
 

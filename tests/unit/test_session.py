@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from assistant.chat import Exchange
 from assistant.gates.base import GateDecision, Method
-from assistant.pipeline import Timings, Turn, Usage, Variant
-from assistant.session import (
+from assistant.page.session import (
     DEFAULT_TOKENS_PER_SEARCH,
     CompareMedians,
     Scoreboard,
@@ -17,6 +15,8 @@ from assistant.session import (
     session_stats,
     stage_rows,
 )
+from assistant.turn.chat import Exchange
+from assistant.turn.pipeline import Timings, Turn, Usage, Variant
 from memory.records import Memory
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.offline import answer_arithmetic
+from assistant.reply.offline import answer_arithmetic
 from assistant.text import end_sentence
 
 

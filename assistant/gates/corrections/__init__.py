@@ -4,5 +4,7 @@
 - `actions`: what the "Wrong decision?" button does (`correct`, `Rerun`, `open_corrections`);
 - `cli`: `memory-gate memory corrections list|export|import|delete`.
 
-The corrections themselves are stored by `memory.corrections.CorrectionBook`.
+The corrections themselves are stored by `memory.corrections.CorrectionBook`. Part of the
+gates: may import what they may (the gates' contract and labels, the local gate's text,
+`memory`), never the turn or the evaluations. Nothing is imported here.
 """

@@ -98,7 +98,7 @@ def cmd_export(store: Any, args: argparse.Namespace) -> int:
 
 def cmd_import(store: Any, args: argparse.Namespace) -> int:
     """import FILE: every labelled row becomes a correction; nothing is written on a bad row."""
-    from assistant.eval.gate_eval import DataError, read_rows
+    from assistant.gates.labels import DataError, read_rows
 
     try:
         rows, skipped = read_rows(args.file)

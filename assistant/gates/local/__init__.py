@@ -15,6 +15,8 @@ chats ("what did you recommend me?") retrieves whatever the network says.
 - `shared`: the one shared local gate of the process.
 
 The cascade, which asks the LLM only when this gate is unsure, is `assistant.gates.cascade`.
+Part of the gates: may import what they may (the contract, `memory`'s embeddings and
+tokens); here its public names are gathered, which loads numpy but no model.
 """
 
 from assistant.gates.local.classifier import LocalGate, featurize, featurize_texts

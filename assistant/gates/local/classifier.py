@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from assistant.gates.base import GateDecision, GateMode, Method, bounded, empty_decision
+from assistant.config import GateMode
+from assistant.gates.base import GateDecision, Method, bounded, empty_decision
 from assistant.gates.local.badge import reason
 from assistant.gates.local.cues import hand_features
 from assistant.gates.local.language import not_english

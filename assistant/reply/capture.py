@@ -9,8 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from assistant.completion import ModelCallError
-from assistant.llm import MessagesApi, json_span
+from assistant.runtime.completion import ModelCallError
+from assistant.runtime.llm import MessagesApi, json_span
 from assistant.text import Label
 from memory.facts import NEGATION as _NEGATION
 from memory.injection import instruction_flag

@@ -1,4 +1,7 @@
-"""The browser side of the chat box (chat_box.html, .css, .js), read from this folder."""
+"""The browser side of the chat box (chat_box.html, .css, .js), read from this folder.
+
+Imports nothing of the project: the page (app.py) hands these files to Streamlit.
+"""
 
 from __future__ import annotations
 

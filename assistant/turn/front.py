@@ -12,17 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from assistant.chat import Chat
-from assistant.config import Settings
-from assistant.gates.base import GateMode
+from assistant.config import GateMode, Settings
 from assistant.gates.registry import modes_for, needs_a_model
-from assistant.wiring import Switchboard, Wiring
+from assistant.turn.chat import Chat
+from assistant.turn.wiring import Switchboard, Wiring
 
 if TYPE_CHECKING:  # the store imports Chroma: only building one pays for it
     from assistant.gates.base import Gate
     from assistant.gates.trust import LlmTrust
-    from assistant.local_model import LocalModel, ModelStatus
-    from assistant.pipeline import Pipeline, Turn
+    from assistant.runtime.local_model import LocalModel, ModelStatus
+    from assistant.turn.pipeline import Pipeline, Turn
     from memory.corrections import Correction, CorrectionBook
     from memory.records import Added, Memory
     from memory.store import MemoryStore

@@ -11,14 +11,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from assistant.completion import ModelCallError
-from assistant.hours import with_clock_times
-from assistant.llm import MessagesApi
+from assistant.reply.hours import with_clock_times
+from assistant.runtime.completion import ModelCallError
+from assistant.runtime.llm import MessagesApi
 from assistant.text import Label, is_question
 from memory.records import Memory
 
 if TYPE_CHECKING:
-    from assistant.llama_slot import SlotApi
+    from assistant.runtime.llama_slot import SlotApi
 
 # Written for a 1.5B model as much as for a large one. Small models copy the words they
 # are given: a prompt that says "notes", "memory" or "the user" gets replies that talk
@@ -152,7 +152,7 @@ def memory_block(memories: Sequence[str], lookup: Lookup = Lookup.SEARCHED, mean
     # Given most relevant first, written most relevant last, nearest the person's words: the
     # 1.5B model answered from whichever fact stood nearest the question ("When's her
     # birthday?" after Mum got the brother's birthday, listed last, though Mum's was first).
-    # "16:40" goes with "(4:40 pm)": the 1.5B model read it as 2:40 PM (assistant/hours.py).
+    # "16:40" goes with "(4:40 pm)": the 1.5B model read it as 2:40 PM (assistant/reply/hours.py).
     lines = [f"- {quoted(with_clock_times(text))}" for text in reversed(memories)]
     return preamble(meant) + "\n<told>\n" + "\n".join(lines) + "\n</told>"
 

@@ -4,19 +4,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from assistant.capture import Capturer
-from assistant.config import Settings
-from assistant.front import Assistant
-from assistant.gates.base import GateMode
+from assistant.config import GateMode, Settings
 from assistant.gates.registry import modes_for
-from assistant.llm import make_client
-from assistant.offline import OfflineResponder
-from assistant.pipeline import Pipeline
-from assistant.respond import ModelResponder
-from assistant.wiring import GateShelf, Wiring
+from assistant.reply.capture import Capturer
+from assistant.reply.offline import OfflineResponder
+from assistant.reply.respond import ModelResponder
+from assistant.runtime.llm import make_client
+from assistant.turn.front import Assistant
+from assistant.turn.pipeline import Pipeline
+from assistant.turn.wiring import GateShelf, Wiring
 
 if TYPE_CHECKING:  # the store imports Chroma: only building one pays for it
-    from assistant.local_model import LocalModel
+    from assistant.runtime.local_model import LocalModel
     from memory.store import MemoryStore
 
 __all__ = ["Assistant", "build_assistant", "open_store", "start_local_model"]
@@ -27,7 +26,7 @@ def start_local_model(settings: Settings, **options: Any) -> tuple[Settings, Loc
 
     `options` go to LocalModel (a benchmark may pin `threads`, for one).
     """
-    from assistant.local_model import LocalModel
+    from assistant.runtime.local_model import LocalModel
 
     local = LocalModel(
         settings.local_model or None, cache_dir=settings.model_cache_dir, **options

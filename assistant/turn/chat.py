@@ -18,16 +18,16 @@ from typing import TYPE_CHECKING
 from assistant.gates.base import failed_open_decision
 from assistant.gates.corrections.actions import Rerun, correct, rerun_of
 from assistant.gates.rules import always_gate
-from assistant.local_model import ALWAYS_SLOT, GATED_SLOT
-from assistant.pipeline import Turn, Variant
-from assistant.respond import ModelResponder, ReplySource
-from assistant.wiring import Wiring
+from assistant.reply.respond import ModelResponder, ReplySource
+from assistant.runtime.local_model import ALWAYS_SLOT, GATED_SLOT
+from assistant.turn.pipeline import Turn, Variant
+from assistant.turn.wiring import Wiring
 
 if TYPE_CHECKING:
     from assistant.gates.base import GateDecision
-    from assistant.local_model import ModelStatus
-    from assistant.pipeline import Pipeline
-    from assistant.respond import TextCallback
+    from assistant.reply.respond import TextCallback
+    from assistant.runtime.local_model import ModelStatus
+    from assistant.turn.pipeline import Pipeline
 
 _log = logging.getLogger(__name__)
 _exchange_ids = itertools.count(1)

@@ -1,6 +1,6 @@
 """A server in a child process on loopback: a free port, waiting for its health check, stopping.
 
-Used by the local model (llama.cpp, assistant/local_model.py) and by the Chroma server that
+Used by the local model (llama.cpp, assistant/runtime/local_model.py) and by the Chroma server that
 tests and benchmarks start (tests/servers/chroma_server.py).
 """
 

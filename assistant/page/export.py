@@ -12,14 +12,21 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict
 from html import escape
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from assistant.session import STAGES, scoreboard, stage_rows
+from assistant.page.session import STAGES, scoreboard, stage_rows
 
 if TYPE_CHECKING:
-    from assistant.chat import Exchange
-    from assistant.pipeline import Turn
-    from assistant.talk import Beat
+    from assistant.turn.chat import Exchange
+    from assistant.turn.pipeline import Turn
+
+class Beat(Protocol):
+    """What the export reads of a talk's beat (assistant/talk.py, a layer above this one)."""
+
+    number: int
+    expect: str | None
+    note: str
+
 
 STAGE_COLOURS = ("#4f46e5", "#0ea5e9", "#f59e0b", "#9ca3af")  # gate, search, reply, capture
 

@@ -18,7 +18,7 @@ import urllib.request
 from collections.abc import Callable, Generator
 from typing import Any
 
-from assistant.completion import Ending, StreamingApi
+from assistant.runtime.completion import Ending, StreamingApi
 
 # OpenAI's finish reasons as the Anthropic stop reasons `Completion.cut_off` reads.
 _STOP_REASONS = {"length": "max_tokens", "stop": "end_turn"}

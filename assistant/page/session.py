@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from assistant.chat import Exchange
+    from assistant.turn.chat import Exchange
 
 # Estimated memory tokens a skipped search would have injected, used only until the session
 # has a retrieved turn to measure: about two persona-sized memories (~80 chars each).

@@ -8,15 +8,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from assistant.local_model import ModelState
-from assistant.session import STAGES
+from assistant.page.session import STAGES
+from assistant.runtime.local_model import ModelState
 
 if TYPE_CHECKING:
-    from assistant.chat import Exchange
     from assistant.gates.base import GateDecision
-    from assistant.local_model import ModelStatus
-    from assistant.pipeline import Turn
-    from assistant.session import CompareMedians, Scoreboard, SessionStats
+    from assistant.page.session import CompareMedians, Scoreboard, SessionStats
+    from assistant.runtime.local_model import ModelStatus
+    from assistant.turn.chat import Exchange
+    from assistant.turn.pipeline import Turn
     from memory.corrections import Correction
     from memory.records import Memory
 

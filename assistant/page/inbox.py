@@ -1,6 +1,6 @@
 """The inbox: messages sent and not yet answered, each taken once, in the order sent.
 
-The chat box in the browser (assistant/ui/chat_box.js) sends its state, not an event:
+The chat box in the browser (assistant/page/ui/chat_box.js) sends its state, not an event:
 every message it has not yet seen taken, each with a number that only grows. Streamlit
 may drop or merge the reruns that carry that state (issue 29: st.chat_input lost 1-2 of
 5 messages sent 0.05 s apart on a busy machine); the next rerun still carries every

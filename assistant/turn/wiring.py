@@ -15,18 +15,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from assistant.capture import Capturer
-from assistant.gates.base import GateMode
+from assistant.config import GateMode
 from assistant.gates.registry import GateConfigError, gate_for, modes_for, needs_a_model
-from assistant.local_model import ModelState
-from assistant.offline import OfflineResponder
-from assistant.pipeline import Pipeline
+from assistant.reply.capture import Capturer
+from assistant.reply.offline import OfflineResponder
+from assistant.runtime.local_model import ModelState
 from assistant.text import end_sentence
+from assistant.turn.pipeline import Pipeline
 
 if TYPE_CHECKING:
     from assistant.config import Settings
     from assistant.gates.base import Gate
-    from assistant.local_model import LocalModel, ModelStatus
+    from assistant.runtime.local_model import LocalModel, ModelStatus
     from memory.corrections import CorrectionBook
 
 _log = logging.getLogger(__name__)

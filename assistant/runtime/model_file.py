@@ -284,7 +284,7 @@ def inspect_gguf(path: str | os.PathLike[str]) -> GgufInfo:
 
 
 def main() -> int:
-    """`python -m assistant.model_file`: assemble and verify the default model, with progress."""
+    """`python -m assistant.runtime.model_file`: assemble and check the default model."""
     import sys
     import time
 

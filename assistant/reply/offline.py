@@ -13,7 +13,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 
-from assistant.respond import HistoryItem, Lookup, ReplyResult, ReplySource, TextCallback
+from assistant.reply.respond import HistoryItem, Lookup, ReplyResult, ReplySource, TextCallback
 from assistant.text import end_sentence
 from memory.records import Memory
 

@@ -5,7 +5,7 @@
 // Streamlit starts script runs (a busy machine), a trigger carried by a run that never
 // starts, or merged into a newer one, is gone (issue 29). This box's value is state:
 // every message the server has not yet taken, each with a number that only grows. Any
-// rerun carries all of them, and the server takes each number once (assistant/inbox.py).
+// rerun carries all of them, and the server takes each number once (assistant/page/inbox.py).
 //
 // A click on one of the example buttons above the chat is sent here too, so it keeps its
 // place among typed messages. Without this script the buttons work through Streamlit.

@@ -1,8 +1,8 @@
 """A model call's outcome: the reply (`Completion`), a streamed reply as it arrives, and the
 failure (`ModelCallError`), classified once (`ModelError`) and described without secrets.
 
-Shared by the Messages API client (assistant/llm.py) and the llama.cpp slot client
-(assistant/llama_slot.py); it imports nothing of either.
+Shared by the Messages API client (assistant/runtime/llm.py) and the llama.cpp slot client
+(assistant/runtime/llama_slot.py); it imports nothing of either.
 """
 
 from __future__ import annotations

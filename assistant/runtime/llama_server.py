@@ -1,9 +1,10 @@
-"""The child process of assistant/local_model.py: llama.cpp's HTTP server, until the parent goes.
+"""The child process of local_model.py: llama.cpp's HTTP server, until the parent goes.
 
-`LocalModel` starts `python -m assistant.llama_server --model FILE --port N` and talks to it
-over HTTP. This module runs in that child: it refuses a file llama.cpp would crash on, serves
-on loopback only, and exits as soon as its parent is gone (its stdin is a pipe from the
-parent, and EOF on it means the parent died), so no server is ever left holding a port.
+`LocalModel` starts `python -m assistant.runtime.llama_server --model FILE --port N` and
+talks to it over HTTP. This module runs in that child: it refuses a file llama.cpp would
+crash on, serves on loopback only, and exits as soon as its parent is gone (its stdin is a
+pipe from the parent, and EOF on it means the parent died), so no server is ever left
+holding a port.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import signal
 import sys
 import threading
 
-from assistant.model_file import ModelFileError, inspect_gguf
+from assistant.runtime.model_file import ModelFileError, inspect_gguf
 
 HOST = "127.0.0.1"  # loopback only: the model server is never reachable from the network
 DEFAULT_CTX_PER_SLOT = 4096
@@ -38,7 +39,7 @@ def _die_with_parent() -> None:
 
 def serve(argv: list[str] | None = None) -> int:
     """Run llama.cpp's server until the parent process goes away."""
-    parser = argparse.ArgumentParser(prog="python -m assistant.llama_server")
+    parser = argparse.ArgumentParser(prog="python -m assistant.runtime.llama_server")
     parser.add_argument("--model", required=True)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--ctx", type=int, default=DEFAULT_CTX_PER_SLOT * DEFAULT_SLOTS)

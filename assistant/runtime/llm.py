@@ -6,13 +6,13 @@ import time
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
 
-from assistant.completion import Completion, Ending, ModelCallError, StreamingApi
+from assistant.runtime.completion import Completion, Ending, ModelCallError, StreamingApi
 
 if TYPE_CHECKING:  # the anthropic import costs ~2.5 s: only pay it when a model is configured
     import anthropic
 
     from assistant.config import Settings
-    from assistant.llama_slot import SlotApi
+    from assistant.runtime.llama_slot import SlotApi
 
 # Ollama and llama.cpp ignore the key, but the SDK refuses to send a request without one.
 KEYLESS_PLACEHOLDER = "no-key-needed-for-local-endpoint"
@@ -100,7 +100,7 @@ class MessagesApi(StreamingApi):
         """These calls in slot `slot` (its own prompt cache) of our llama.cpp server, else self."""
         if self._llama_url is None:
             return self
-        from assistant.llama_slot import SlotApi
+        from assistant.runtime.llama_slot import SlotApi
 
         timeout = self._timeout if self._timeout is not None else _read_timeout(self._client)
         return SlotApi(

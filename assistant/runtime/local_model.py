@@ -9,8 +9,8 @@ crash in native code must not take the app down. The child dies with its parent 
 is a pipe from us, and EOF on it means we are gone), so no server is ever left holding a
 port.
 
-The child itself is assistant/llama_server.py: `python -m assistant.llama_server --model FILE
---port N` starts one by hand.
+The child itself is llama_server.py beside this file: `python -m
+assistant.runtime.llama_server --model FILE --port N` starts one by hand.
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from assistant.child_server import ChildExited, end_process, free_port, wait_until_healthy
-from assistant.llama_server import DEFAULT_CTX_PER_SLOT, DEFAULT_SLOTS, HOST, MODEL_ALIAS
-from assistant.model_file import (
+from assistant.runtime.child_server import ChildExited, end_process, free_port, wait_until_healthy
+from assistant.runtime.llama_server import DEFAULT_CTX_PER_SLOT, DEFAULT_SLOTS, HOST, MODEL_ALIAS
+from assistant.runtime.model_file import (
     Progress,
     assemble_default_model,
     default_cache_dir,
@@ -260,7 +260,7 @@ class LocalModel:
     def _spawn(self, path: Path) -> None:
         self._log_path.parent.mkdir(parents=True, exist_ok=True)
         cmd = [
-            sys.executable, "-m", "assistant.llama_server",
+            sys.executable, "-m", "assistant.runtime.llama_server",
             "--model", str(path), "--port", str(self.port), "--ctx", str(self._ctx),
             "--slots", str(self._slots), "--threads", str(self._threads),
         ]  # fmt: skip

@@ -1,7 +1,7 @@
 """The turn: decision -> memory search (only on yes) -> streamed reply -> Turn.
 
 Capture is not part of the turn: `Pipeline.capture` runs after the reply is on screen, once
-per exchange, when the chat asks for it (assistant/chat.py).
+per exchange, when the chat asks for it (assistant/turn/chat.py).
 
 The decision is the gate chain's (assistant/gates/registry.py), asked once per turn.
 
@@ -17,15 +17,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from assistant.capture import CaptureMethod, Capturer, CaptureResult
-from assistant.completion import describe_error
 from assistant.conversation.reading import Reading, read
 from assistant.conversation.said import RECENT_TURNS, Said
 from assistant.conversation.search import reply_used, searched
 from assistant.gates.base import Gate, GateDecision
 from assistant.gates.forced import Forced
 from assistant.gates.registry import decide
-from assistant.respond import HistoryItem, Lookup, ReplySource, Responder, TextCallback
+from assistant.reply.capture import CaptureMethod, Capturer, CaptureResult
+from assistant.reply.respond import HistoryItem, Lookup, ReplySource, Responder, TextCallback
+from assistant.runtime.completion import describe_error
 from assistant.text import Label
 from memory.injection import reply_follows, screen
 from memory.records import Memory
