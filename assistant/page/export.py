@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from assistant.turn.chat import Exchange
     from assistant.turn.pipeline import Turn
 
+
 class Beat(Protocol):
     """What the export reads of a talk's beat (assistant/talk.py, a layer above this one)."""
 

@@ -6,11 +6,11 @@ import json
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 
-from assistant.turn.chat import Exchange
-from assistant.page.export import session_json, session_markdown, stage_chart_svg
 from assistant.gates.base import GateDecision, Method
-from assistant.turn.pipeline import Timings, Turn, Usage, Variant
+from assistant.page.export import session_json, session_markdown, stage_chart_svg
 from assistant.talk import Beat
+from assistant.turn.chat import Exchange
+from assistant.turn.pipeline import Timings, Turn, Usage, Variant
 from memory.records import Memory
 
 
