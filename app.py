@@ -110,6 +110,7 @@ def receive(message: str | None = None) -> None:
     """
     if message is None:
         inbox().take(chat_box_messages(st.session_state.get(CHAT_BOX_KEY)))
+        follow_talk()
     # Empty messages are ignored, and so are ones of only zero-width characters: the model
     # would answer its own prompt, the system prompt's words coming back as the reply.
     elif visible(message):
@@ -130,13 +131,35 @@ def chat_box() -> None:
             key=CHAT_BOX_KEY,
             # `taken` lets the box forget what the inbox holds; the examples' clicks go
             # through the box too, to keep their place among typed messages.
-            data={"taken": inbox().taken, "placeholder": "Ask anything…", "examples": EXAMPLES},
+            data={
+                "taken": inbox().taken,
+                "placeholder": "Ask anything…",
+                "examples": EXAMPLES,
+                "talk": talk_data(),
+            },
             default={"sent": []},
             on_sent_change=receive,
         )
     # The callback has taken them in a browser. A run with no callback (AppTest sets the
     # box's state through its key) takes them here; either way each is taken once.
     inbox().take(chat_box_messages(state))
+    follow_talk()
+
+
+def talk_data() -> dict[str, object] | None:
+    """What the chat box needs to send a talk's beats itself: each Next click, counted."""
+    played = talk()
+    if played is None:
+        return None
+    beats = [{"number": b.number, "say": b.say} for b in played.beats]
+    return {"run": f"{played.name}#{played.run}", "beats": beats, "sent": played.sent}
+
+
+def follow_talk() -> None:
+    """The talk's place moves on to the last beat the chat box sent."""
+    played = talk()
+    if played is not None:
+        played.reached(inbox().last_beat)
 
 
 def new_conversation() -> None:

@@ -98,6 +98,7 @@ class TalkPlay:
     beats: tuple[Beat, ...]
     name: str  # the file's name, as the page shows it
     sent: int = 0
+    run: int = 0  # counts restarts: the chat box starts counting Next clicks again
 
     @property
     def upcoming(self) -> Beat | None:
@@ -111,9 +112,14 @@ class TalkPlay:
             self.sent += 1
         return beat
 
+    def reached(self, number: int) -> None:
+        """Beats up to `number` were sent (by the chat box, which counts clicks itself)."""
+        self.sent = min(len(self.beats), max(self.sent, number))
+
     def restart(self) -> None:
-        """Back to the first beat (the chat is cleared separately)."""
+        """Back to the first beat (the chat is cleared separately); a new run of the talk."""
         self.sent = 0
+        self.run += 1
 
     def beat(self, number: int | None) -> Beat | None:
         """The beat with that number, if this talk has it."""

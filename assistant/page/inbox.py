@@ -30,6 +30,7 @@ class Sent:
 
     id: int
     text: str
+    beat: int | None = None  # a talk's beat, when the Next button sent it
 
 
 @dataclass(frozen=True)
@@ -50,13 +51,18 @@ def sent_messages(sent: object) -> list[Sent]:
     if not isinstance(sent, list):
         return []
     messages = [
-        Sent(entry["id"], entry["text"])
+        Sent(entry["id"], entry["text"], _beat(entry.get("beat")))
         for entry in sent
         if isinstance(entry, dict)
         and type(entry.get("id")) is int  # not bool, not float
         and isinstance(entry.get("text"), str)
     ]
     return sorted(messages, key=lambda m: m.id)
+
+
+def _beat(value: object) -> int | None:
+    """A beat number from the browser, or None: only a positive int is one."""
+    return value if type(value) is int and value > 0 else None
 
 
 class Inbox:
@@ -71,6 +77,12 @@ class Inbox:
         self._waiting: list[Waiting] = []
         self._numbers = itertools.count(1)
         self._taken = 0
+        self._last_beat = 0
+
+    @property
+    def last_beat(self) -> int:
+        """The highest talk beat number taken since the inbox was last cleared."""
+        return self._last_beat
 
     @property
     def taken(self) -> int:
@@ -92,7 +104,9 @@ class Inbox:
                     continue
                 self._taken = message.id
                 if visible(message.text):
-                    self._waiting.append(Waiting(next(self._numbers), message.text.strip()))
+                    text = message.text.strip()
+                    self._waiting.append(Waiting(next(self._numbers), text, message.beat))
+                    self._last_beat = max(self._last_beat, message.beat or 0)
                     joined += 1
         return joined
 
@@ -101,6 +115,7 @@ class Inbox:
         a talk's beat (with its number)."""
         with self._lock:
             self._waiting.append(Waiting(next(self._numbers), message, beat))
+            self._last_beat = max(self._last_beat, beat or 0)
 
     def waiting(self) -> list[Waiting]:
         """The messages waiting now, oldest first (a copy)."""
@@ -117,9 +132,10 @@ class Inbox:
             return True
 
     def clear(self) -> None:
-        """Forget every waiting message (numbers already taken stay taken)."""
+        """Forget every waiting message (numbers already taken stay taken), and the beats."""
         with self._lock:
             self._waiting.clear()
+            self._last_beat = 0
 
     def __contains__(self, message: object) -> bool:
         with self._lock:

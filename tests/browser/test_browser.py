@@ -215,6 +215,35 @@ def test_ten_messages_back_to_back_and_an_example_click_keep_their_order(
         assert_each_answered_once_in_order(page, burst)
 
 
+def test_a_burst_of_next_clicks_plays_every_beat_once_and_in_order(
+    browser: Any, held_app: Any
+) -> None:
+    # Issue 58: a presenter clicks Next five times back to back, while the model holds its
+    # replies and the CPU is saturated. The chat box counts the clicks and sends each beat
+    # with its number, as it sends typed messages: none lost, none twice, none reordered.
+    # Through Streamlit's own button events (the box's talk data off), this lost beats here.
+    from assistant.talk import DEFAULT_TALK, read_talk
+
+    beats = read_talk(DEFAULT_TALK)
+    says = [b.say for b in beats[:5]]
+    with held_model_page(browser, held_app) as (page, release):
+        page.get_by_role("button", name="Load the default talk").click()
+        page.get_by_role("button", name=f"Next · 1 / {len(beats)}").wait_for()
+        wait_idle(page)
+        with busy_cpu(3):
+            for _ in says:
+                page.locator(".st-key-talk-next button").click()
+            release.set()
+            for say in says:
+                page.get_by_text(answer_to(say), exact=True).first.wait_for()
+            page.get_by_role("button", name=f"Next · 6 / {len(beats)}").wait_for()
+            wait_idle(page)
+        assert user_messages(page) == says
+        for beat in beats[:5]:  # a compare beat's twin answers it too
+            shown = page.get_by_text(answer_to(beat.say), exact=True).count()
+            assert shown == (2 if beat.compare else 1), beat.say
+
+
 def test_nothing_leaves_the_machine_and_memory_links_stay_text(
     browser: Any, tmp_path: Path
 ) -> None:

@@ -109,3 +109,21 @@ def test_other_messages_join_and_new_conversation_keeps_the_numbers() -> None:
     assert len(inbox) == 0 and inbox.taken == 1
     inbox.take(sent("typed"))  # number 1 again: already taken before the clear
     assert len(inbox) == 0
+
+
+def test_a_talks_beats_keep_their_numbers_and_order_however_reruns_carry_them() -> None:
+    # A burst of Next clicks: the chat box numbers each beat; reruns carry them all, merged.
+    inbox = Inbox()
+    beats = [{"id": i, "text": f"beat {i}", "beat": i} for i in (1, 2, 3)]
+    inbox.take(beats[:1])
+    inbox.take(beats)  # a merged rerun carries 1 again, and 2 and 3
+    inbox.take([*beats, {"id": 4, "text": "typed", "beat": True}])  # not a beat number
+    assert [(w.message, w.beat) for w in inbox.waiting()] == [
+        ("beat 1", 1),
+        ("beat 2", 2),
+        ("beat 3", 3),
+        ("typed", None),
+    ]
+    assert inbox.last_beat == 3
+    inbox.clear()  # a new conversation: the talk starts again
+    assert inbox.last_beat == 0

@@ -73,3 +73,19 @@ def test_a_beat_that_got_the_other_decision_is_a_surprise_and_says_so() -> None:
     kept = Rehearsed(beat, "retrieve", "When am I meeting Alex? What time?", 4.2, None)
     assert not kept.surprise and "query" in beat_line(kept, 8)
     assert not Rehearsed(Beat(1, 1, "hi"), "skip", "", 1.0, None).surprise  # nothing promised
+
+
+def test_a_talks_place_moves_on_to_the_last_beat_sent_and_starts_again() -> None:
+    from assistant.talk import load_talk
+
+    played = load_talk()
+    total = len(played.beats)
+    assert played.take().number == 1 and played.upcoming.number == 2
+    played.reached(4)  # the chat box sent beats 2 to 4 in a burst
+    assert played.upcoming.number == 5
+    played.reached(2)  # a late rerun never moves it back
+    assert played.upcoming.number == 5
+    played.reached(total + 3)
+    assert played.upcoming is None and played.take() is None
+    played.restart()
+    assert played.upcoming.number == 1 and played.run == 1

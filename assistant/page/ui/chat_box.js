@@ -8,7 +8,9 @@
 // rerun carries all of them, and the server takes each number once (assistant/page/inbox.py).
 //
 // A click on one of the example buttons above the chat is sent here too, so it keeps its
-// place among typed messages. Without this script the buttons work through Streamlit.
+// place among typed messages, and so is a click on a talk's Next button: the box counts the
+// clicks itself and sends each beat with its number, so a burst of clicks sends every beat,
+// in order. Without this script the buttons work through Streamlit.
 
 // Module state lives as long as the page: re-renders and remounts of the box keep it.
 let lastId = 0; // the number of the last message sent from this page
@@ -16,15 +18,31 @@ let unconfirmed = []; // messages sent and not yet taken by the server
 let taken = 0; // the highest number the server says it has taken
 let push = null; // setStateValue of the mounted box
 let examples = []; // the example buttons' labels
+let talk = null; // {run, beats: [{number, say}], sent}: the loaded talk, as the server has it
+const clicked = new Map(); // a talk run -> the last beat number this page sent for it
 
-function send(text) {
+function send(text, beat = null) {
   if (push === null || !text.trim()) {
     return false;
   }
   unconfirmed = unconfirmed.filter((message) => message.id > taken);
   lastId += 1;
-  unconfirmed.push({ id: lastId, text });
+  unconfirmed.push(beat === null ? { id: lastId, text } : { id: lastId, text, beat });
   push("sent", unconfirmed.slice());
+  return true;
+}
+
+// The next beat after the server's count and this page's own clicks, whichever is further.
+function sendNextBeat() {
+  if (talk === null || !Array.isArray(talk.beats)) {
+    return false;
+  }
+  const next = Math.max(clicked.get(talk.run) || 0, Number(talk.sent) || 0) + 1;
+  const beat = talk.beats[next - 1];
+  if (!beat || !send(beat.say, beat.number)) {
+    return true; // the talk is over: the click is ours, and does nothing
+  }
+  clicked.set(talk.run, next);
   return true;
 }
 
@@ -32,6 +50,12 @@ function send(text) {
 // the click: the prompt is sent once, by the box.
 function onExampleClick(event) {
   const target = event.target instanceof Element ? event.target : null;
+  if (target?.closest(".st-key-talk-next button") && push !== null && talk !== null) {
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    sendNextBeat();
+    return;
+  }
   const button = target?.closest(".st-key-examples button");
   if (!button || push === null) {
     return;
@@ -51,6 +75,7 @@ export default function (component) {
   taken = Math.max(taken, Number(data?.taken) || 0);
   lastId = Math.max(lastId, taken);
   examples = Array.isArray(data?.examples) ? data.examples : [];
+  talk = data?.talk && typeof data.talk === "object" ? data.talk : null;
   document.addEventListener("click", onExampleClick, true); // the same listener is added once
   const cleanup = () => {
     push = null;
