@@ -81,7 +81,7 @@ STAGE_CSS = """
 .stChatMessage p, .stChatMessage li { font-size: 1.45rem !important; line-height: 1.5; }
 .stChatMessage .stMarkdownBadge { font-size: 1.8rem !important; }
 .stChatMessage [data-testid="stCaptionContainer"] p { font-size: 1.1rem !important; }
-.st-key-scoreboard [data-testid="stMetricValue"] { font-size: 3.2rem; }
+.st-key-scoreboard [data-testid="stMetricValue"] { font-size: 2.6rem; }
 </style>
 """
 
@@ -297,15 +297,16 @@ def watch_model_loading(assistant: Assistant) -> None:
 
 
 def render_scoreboard() -> None:
-    """The stage's few large numbers, updated after each turn (estimates captioned so)."""
+    """The stage's few large numbers, updated after each turn; each says how it was got, and
+    an estimate says it is one."""
     if not exchanges():
         return
     tiles = scoreboard_tiles(scoreboard(exchanges()))
     with st.container(horizontal=True, key="scoreboard", border=True):
         for label, value, caption in tiles:
-            st.metric(label, value, help=caption)
-            # help is a tooltip; the caption under it is what a room can read.
-    st.caption(" · ".join(f"{label}: {caption}" for label, _, caption in tiles[1:3]))
+            with st.container():
+                st.metric(label, value)
+                st.caption(as_text(caption))
 
 
 def render_stats() -> None:
