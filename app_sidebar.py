@@ -244,31 +244,19 @@ def render_downloads(exchanges: Sequence[Exchange], played: TalkPlay | None) -> 
 
     beats = played.beats if played is not None else ()
     st.caption("Download session")
+    files = (
+        ("Markdown", session_markdown(exchanges, beats), "md", "text/markdown", "download"),
+        ("JSON", session_json(exchanges, beats), "json", "application/json", "download"),
+        ("Chart (SVG)", stage_chart_svg(exchanges), "svg", "image/svg+xml", "bar_chart"),
+    )
     with st.container(horizontal=True, gap="small"):
-        st.download_button(
-            "Markdown",
-            session_markdown(exchanges, beats),
-            file_name="memory-gate-session.md",
-            mime="text/markdown",
-            icon=":material/download:",
-            key="download-md",
-            on_click="ignore",  # a download must not rerun the page mid-talk
-        )
-        st.download_button(
-            "JSON",
-            session_json(exchanges, beats),
-            file_name="memory-gate-session.json",
-            mime="application/json",
-            icon=":material/download:",
-            key="download-json",
-            on_click="ignore",
-        )
-        st.download_button(
-            "Chart (SVG)",
-            stage_chart_svg(exchanges),
-            file_name="memory-gate-chart.svg",
-            mime="image/svg+xml",
-            icon=":material/bar_chart:",
-            key="download-chart",
-            on_click="ignore",
-        )
+        for label, data, ext, mime, icon in files:
+            st.download_button(
+                label,
+                data,
+                file_name=f"memory-gate-session.{ext}",
+                mime=mime,
+                icon=f":material/{icon}:",
+                key=f"download-{ext}",
+                on_click="ignore",  # a download must not rerun the page mid-talk
+            )
