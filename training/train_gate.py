@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from assistant.gates.local import WEIGHTS_PATH, GateWeights, featurize
+from assistant.gates.local.language import vocabulary_of
 from memory.jsonl import read_jsonl
 
 if TYPE_CHECKING:
@@ -190,6 +191,7 @@ def train(examples: list[Example], model: MiniLM, grid: tuple[float, ...] = L2_G
         cascade_low=low,
         cascade_high=high,
         dataset_sha256=dataset_digest(examples),
+        vocabulary=vocabulary_of(e.message for e in examples),
     )
 
 

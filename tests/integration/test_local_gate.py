@@ -142,12 +142,20 @@ def test_rule_decisions_say_they_came_from_the_rule(rule_only):
 
 
 @pytest.mark.parametrize(
-    "message", ["sale a qué hora?", "vence cuándo?", "tenho de mandar um postal ao meu irmão"]
+    "message",
+    [
+        "sale a qué hora?",
+        "vence cuándo?",
+        "tenho de mandar um postal ao meu irmão",
+        "nomer WA nya dong",
+        "usko kab jana hai?",
+    ],
 )
 def test_a_message_in_another_language_fails_open(local, message):
-    # The classifier reads English: these read p=0.00, though the user's notes answer them.
+    # The classifier learned from English: these read p<=0.04, though the user's notes
+    # answer them. Most of their words are not in the shipped gate's training data.
     decision = local.decide(message)
-    assert decision.retrieve and decision.query and "not in English" in decision.reason
+    assert decision.retrieve and decision.query and "not trained on" in decision.reason
     assert decision.confidence < local.threshold
 
 
@@ -161,7 +169,7 @@ def test_a_message_in_another_language_fails_open(local, message):
     ],
 )
 def test_english_with_a_foreign_word_or_name_is_read_as_english(local, message):
-    assert "not in English" not in local.decide(message).reason
+    assert "not trained on" not in local.decide(message).reason
 
 
 def test_the_badge_reads_the_text_the_classifier_reads(local, monkeypatch):

@@ -20,6 +20,7 @@ from assistant.gates.local import (
     memory_query,
     scan_capitals,
 )
+from assistant.gates.local.language import unfamiliar, vocabulary_of
 from training.train_gate import dataset_digest, load_examples
 
 
@@ -29,6 +30,28 @@ def test_shipped_weights_match_shipped_data():
     assert weights.dataset_sha256 == dataset_digest(load_examples())
     assert 0.0 < weights.threshold <= 0.5
     assert weights.cascade_low < weights.threshold <= weights.cascade_high
+    # What it reads as familiar is what it was trained on, word for word.
+    assert weights.vocabulary == vocabulary_of(e.message for e in load_examples())
+
+
+def test_a_message_mostly_of_words_the_gate_never_saw_is_unfamiliar():
+    known = vocabulary_of(["when is my dentist appointment", "what time is the dinner"])
+    # Half or more of its words unseen, two at least: the gate cannot judge it.
+    assert unfamiliar("kapan dentist nya?", known)
+    assert unfamiliar("dinner jam brp", known)
+    # Known words, a capitalised name, or a single odd word leave it readable.
+    assert not unfamiliar("what time is the dinner with Oyelaran Adebayo?", known)
+    assert not unfamiliar("when is my dentist appointment lah", known)
+    assert not unfamiliar("what time is it, ntombi?", known)
+    # Weights without a vocabulary cannot tell, and change nothing.
+    assert not unfamiliar("kapan dentist nya?", frozenset())
+
+
+def test_the_vocabulary_is_stored_with_the_weights(tmp_path):
+    weights = GateWeights.load(LocalGate().weights_path)
+    path = tmp_path / "gate.npz"
+    weights.save(path)
+    assert GateWeights.load(path).vocabulary == weights.vocabulary
 
 
 # Unseen test sets, never trained or tuned on: (file, split name, accuracy and recall floor).

@@ -14,7 +14,7 @@ from assistant.config import GateMode
 from assistant.gates.base import GateDecision, Method, bounded, empty_decision
 from assistant.gates.local.badge import reason
 from assistant.gates.local.cues import hand_features
-from assistant.gates.local.language import not_english
+from assistant.gates.local.language import unfamiliar
 from assistant.gates.local.rule import explicit_memory_reference
 from assistant.gates.local.text import gate_text, memory_query
 from assistant.gates.local.weights import WEIGHTS_PATH, GateWeights
@@ -117,12 +117,13 @@ class LocalGate:
         features, cues = featurize_texts(self.encoder(), [text])
         p = float(weights.probability(features)[0])
         explicit = explicit_memory_reference(text)
-        # A message in another language is one the classifier cannot read: it fails open.
-        unread = not explicit and p < self.threshold and not_english(text)
+        # A message mostly of words it was never trained on is one it cannot judge: it
+        # fails open.
+        unread = not explicit and p < self.threshold and unfamiliar(text, weights.vocabulary)
         retrieve = explicit or unread or p >= self.threshold
         by_rule = explicit and p < self.threshold
         said = (
-            f"not in English, which this gate reads: searched to be safe, p={p:.2f}"
+            f"mostly words this gate was not trained on: searched to be safe, p={p:.2f}"
             if unread
             else reason(cues[0], retrieve, p, explicit, by_rule)
         )

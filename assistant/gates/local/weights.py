@@ -29,6 +29,9 @@ class GateWeights:
     l2: float
     feature_version: int = FEATURE_VERSION
     dataset_sha256: str = ""
+    # The words of the messages it was trained on: a message mostly of others is one it
+    # cannot judge (assistant/gates/local/language.py).
+    vocabulary: frozenset[str] = frozenset()
 
     def logits(self, features: np.ndarray) -> np.ndarray:
         """The network's log-odds of retrieve for a (n, d) feature matrix."""
@@ -54,6 +57,7 @@ class GateWeights:
             l2=self.l2,
             feature_version=self.feature_version,
             dataset_sha256=self.dataset_sha256,
+            vocabulary=self.vocabulary,
         )
 
     def save(self, path: Path) -> None:
@@ -73,6 +77,7 @@ class GateWeights:
             feature_version=np.int64(self.feature_version),
             feature_names=np.array(FEATURE_NAMES),
             dataset_sha256=np.array(self.dataset_sha256),
+            vocabulary=np.array(sorted(self.vocabulary), dtype=str),
         )
 
     @classmethod
@@ -100,4 +105,7 @@ class GateWeights:
                 l2=float(data["l2"]),
                 feature_version=version,
                 dataset_sha256=str(data["dataset_sha256"]),
+                vocabulary=frozenset(str(w) for w in data["vocabulary"])
+                if "vocabulary" in data.files
+                else frozenset(),
             )
