@@ -57,6 +57,10 @@ UNSCORED = (
     "followup_stenographer_test",
     "followup_batikmaker_test",
     "followup_confectioner_test",
+    "followup_teamlead_test",
+    "followup_phoowner_test",
+    "followup_labtech_test",
+    "followup_shopkeeper_test",
 )
 READINGS = ("alone", "joined", "mechanism")
 SINGLE = ("nurse_dev", "founder_dev", "teacher_test")
