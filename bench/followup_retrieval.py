@@ -60,7 +60,7 @@ UNSCORED = (
     "followup_teamlead_test",
     "followup_phoowner_test",
     "followup_labtech_test",
-    "followup_shopkeeper_test",
+    "followup_textileshop_test",
 )
 READINGS = ("alone", "joined", "mechanism")
 SINGLE = ("nurse_dev", "founder_dev", "teacher_test")
