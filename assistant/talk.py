@@ -144,14 +144,15 @@ def load_talk(path: Path | None = None) -> TalkPlay:
 
 @dataclass(frozen=True)
 class Rehearsed:
-    """What one beat got in a rehearsal."""
+    """What one beat got in a rehearsal: the whole exchange, for the line and the scoreboard."""
 
     beat: Beat
-    decision: str  # "retrieve" (failing open included) or "skip"
-    query: str
-    gate_ms: float
-    first_token_ms: float | None
-    exchange: Exchange | None = None  # the whole record, for the scoreboard
+    exchange: Exchange
+
+    @property
+    def decision(self) -> str:
+        """ "retrieve" (failing open included) or "skip"."""
+        return decided(self.exchange)
 
     @property
     def surprise(self) -> bool:
@@ -174,15 +175,7 @@ def rehearse(
         options = TurnOptions(gate_mode=gate_mode, capture=False, compare=beat.compare)
         exchange = chat.answer(beat.say, history, options)
         history.append(exchange)
-        turn = exchange.gated
-        played = Rehearsed(
-            beat,
-            "retrieve" if turn.decision.retrieve else "skip",
-            turn.decision.query if turn.decision.retrieve else "",
-            turn.timings.gate_ms,
-            turn.timings.first_token_ms,
-            exchange,
-        )
+        played = Rehearsed(beat, exchange)
         out.append(played)
         if on_beat is not None:
             on_beat(played)
@@ -191,13 +184,14 @@ def rehearse(
 
 def beat_line(played: Rehearsed, total: int) -> str:
     """One line of a rehearsal: decision, expected, query, gate ms, first-token ms."""
-    beat = played.beat
+    beat, turn = played.beat, played.exchange.gated
     mark = "SURPRISE" if played.surprise else ("ok" if beat.expect else "-")
-    first = "-" if played.first_token_ms is None else f"{played.first_token_ms:,.0f} ms"
-    query = f' query "{played.query}"' if played.query else ""
+    first_ms = turn.timings.first_token_ms
+    first = "-" if first_ms is None else f"{first_ms:,.0f} ms"
+    query = f' query "{turn.decision.query}"' if turn.decision.retrieve else ""
     return (
         f"{beat.number}/{total} {mark:<8} {played.decision:<8} expected {beat.expect or '-':<8} "
-        f"gate {played.gate_ms:,.1f} ms · first token {first} · {beat.say!r}{query}"
+        f"gate {turn.timings.gate_ms:,.1f} ms · first token {first} · {beat.say!r}{query}"
     )
 
 
@@ -239,7 +233,7 @@ def check(argv: list[str]) -> int:
     from assistant.page.session import scoreboard
 
     # The figures a presenter quotes: the same scoreboard the stage shows, estimates said so.
-    exchanges = [p.exchange for p in played if p.exchange is not None]
+    exchanges = [p.exchange for p in played]
     print("\n".join(scoreboard_lines(asdict(scoreboard(exchanges)))))
     surprises = [p.beat for p in played if p.surprise]
     if surprises:

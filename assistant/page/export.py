@@ -14,6 +14,7 @@ from dataclasses import asdict
 from html import escape
 from typing import TYPE_CHECKING, Any, Protocol
 
+from assistant.page.display import fmt_ms
 from assistant.page.session import STAGES, scoreboard, stage_rows
 
 if TYPE_CHECKING:
@@ -34,8 +35,7 @@ STAGE_COLOURS = ("#4f46e5", "#0ea5e9", "#f59e0b", "#9ca3af")  # gate, search, re
 
 def _turn(turn: Turn) -> dict[str, Any]:
     """One turn as plain data: the decision, what was sent, the reply and its timings."""
-    d = turn.decision
-    t = turn.timings
+    d, t = turn.decision, turn.timings
     return {
         "decision": "retrieve" if d.retrieve else "skip",
         "reason": d.reason,
@@ -47,11 +47,8 @@ def _turn(turn: Turn) -> dict[str, Any]:
         "reply": turn.reply,
         "error": turn.error,
         "ms": {
-            "gate": round(t.gate_ms, 1),
-            "search": round(t.search_ms, 1),
-            "first_token": None if t.first_token_ms is None else round(t.first_token_ms, 1),
-            "reply": round(t.reply_ms, 1),
-            "total": round(t.total_ms, 1),
+            stage: None if (ms := getattr(t, f"{stage}_ms")) is None else round(ms, 1)
+            for stage in ("gate", "search", "first_token", "reply", "total")
         },
         "memory_tokens": turn.usage.memory_tokens,
     }
@@ -62,6 +59,7 @@ def session_data(exchanges: Sequence[Exchange], beats: Sequence[Beat] = ()) -> d
     by_number = {b.number: b for b in beats}
     rows = []
     for number, exchange in enumerate(exchanges, start=1):
+        gated = _turn(exchange.gated)
         row: dict[str, Any] = {"exchange": number, "message": exchange.message}
         beat = by_number.get(exchange.beat) if exchange.beat is not None else None
         if beat is not None:
@@ -70,10 +68,9 @@ def session_data(exchanges: Sequence[Exchange], beats: Sequence[Beat] = ()) -> d
                 "of": len(beats),
                 "expect": beat.expect,
                 "note": beat.note,
-                "as_expected": beat.expect is None
-                or beat.expect == ("retrieve" if exchange.gated.decision.retrieve else "skip"),
+                "as_expected": beat.expect in (None, gated["decision"]),
             }
-        row["gated"] = _turn(exchange.gated)
+        row["gated"] = gated
         if exchange.always is not None:
             row["always_retrieve"] = _turn(exchange.always)
         rows.append(row)
@@ -83,10 +80,6 @@ def session_data(exchanges: Sequence[Exchange], beats: Sequence[Beat] = ()) -> d
 def session_json(exchanges: Sequence[Exchange], beats: Sequence[Beat] = ()) -> str:
     """The session as indented JSON."""
     return json.dumps(session_data(exchanges, beats), indent=2, ensure_ascii=False) + "\n"
-
-
-def _ms(ms: float | None) -> str:
-    return "–" if ms is None else f"{ms:,.0f} ms" if ms >= 10 else f"{ms:.1f} ms"
 
 
 def _quoted(text: str) -> str:
@@ -102,12 +95,9 @@ def _turn_markdown(title: str, t: dict[str, Any]) -> list[str]:
     if t["memories"]:
         lines.append("- memories sent:")
         lines += [f"  - {text}" for text in t["memories"]]
-    ms = t["ms"]
-    lines.append(
-        f"- gate {_ms(ms['gate'])} · search {_ms(ms['search'])} · first token "
-        f"{_ms(ms['first_token'])} · reply {_ms(ms['reply'])} · total {_ms(ms['total'])} · "
-        f"~{t['memory_tokens']} memory tokens"
-    )
+    stages = ("gate", "search", "first_token", "reply", "total")
+    timed = " · ".join(f"{s.replace('_', ' ')} {fmt_ms(t['ms'][s])}" for s in stages)
+    lines.append(f"- {timed} · ~{t['memory_tokens']} memory tokens")
     if t["error"]:
         lines.append(f"- error: {t['error']}")
     return [*lines, "", _quoted(t["reply"]), ""]
@@ -116,8 +106,8 @@ def _turn_markdown(title: str, t: dict[str, Any]) -> list[str]:
 def scoreboard_lines(board: dict[str, Any]) -> list[str]:
     """The scoreboard as Markdown bullets, each estimate said to be one."""
     first = (
-        f"median first token: gated {_ms(board['gated_first_token_ms'])}, always-retrieve "
-        f"{_ms(board['always_first_token_ms'])}"
+        f"median first token: gated {fmt_ms(board['gated_first_token_ms'])}, always-retrieve "
+        f"{fmt_ms(board['always_first_token_ms'])}"
     )
     first += (
         f" (measured by compare mode over {board['first_token_over']} exchanges)"
@@ -129,7 +119,7 @@ def scoreboard_lines(board: dict[str, Any]) -> list[str]:
         f"- turns: {board['turns']}; searches skipped: {board['skipped']}",
         f"- memory tokens kept out of the prompt: ~{board['memory_tokens_kept_out']:,} ({tokens})",
         f"- {first}",
-        f"- the gate's median decision time: {_ms(board['gate_median_ms'])}",
+        f"- the gate's median decision time: {fmt_ms(board['gate_median_ms'])}",
     ]
 
 

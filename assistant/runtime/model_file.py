@@ -20,7 +20,6 @@ from pathlib import Path
 
 from assistant.config import cache_home
 
-DEFAULT_MODEL_NAME = "Qwen2.5-Coder-1.5B-Instruct"
 DEFAULT_MODEL_FILE = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 DEFAULT_MODEL_SIZE = 1_117_320_768
 DEFAULT_MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"

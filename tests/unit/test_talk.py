@@ -64,15 +64,26 @@ def test_the_default_talk_tells_the_story_with_promises_to_check() -> None:
     assert all(b.note for b in beats)
 
 
+def _played(beat: Beat, query: str | None, first_token_ms: float | None) -> Rehearsed:
+    """A beat played to a decision: retrieve with `query`, or skip when it is None."""
+    from assistant.gates.base import GateDecision, Method
+    from assistant.turn.chat import Exchange
+    from assistant.turn.pipeline import Timings, Turn
+
+    decision = GateDecision(query is not None, query or "", "why", Method.LOCAL, "local", 4.2)
+    timings = Timings(gate_ms=4.2, first_token_ms=first_token_ms)
+    return Rehearsed(beat, Exchange(beat.say, Turn(beat.say, decision, timings=timings)))
+
+
 def test_a_beat_that_got_the_other_decision_is_a_surprise_and_says_so() -> None:
     beat = Beat(3, 4, "What time?", expect="retrieve")
-    got = Rehearsed(beat, "skip", "", 4.2, 812.0)
+    got = _played(beat, None, 812.0)
     assert got.surprise
     line = beat_line(got, 8)
     assert line.startswith("3/8 SURPRISE") and "expected retrieve" in line and "812 ms" in line
-    kept = Rehearsed(beat, "retrieve", "When am I meeting Alex? What time?", 4.2, None)
+    kept = _played(beat, "When am I meeting Alex? What time?", None)
     assert not kept.surprise and "query" in beat_line(kept, 8)
-    assert not Rehearsed(Beat(1, 1, "hi"), "skip", "", 1.0, None).surprise  # nothing promised
+    assert not _played(Beat(1, 1, "hi"), None, None).surprise  # nothing promised
 
 
 def test_a_talks_place_moves_on_to_the_last_beat_sent_and_starts_again() -> None:

@@ -6,7 +6,7 @@ chats ("what did you recommend me?") retrieves whatever the network says.
 
 - `text`: what the gate reads (gate_text) and the search query it writes (memory_query);
 - `rule`: the explicit-reference rule (a plain reference to earlier chats retrieves);
-- `language`: a message in another language, which the classifier cannot read, retrieves;
+- `language`: a message mostly of words the classifier was never trained on retrieves;
 - `cues`: the hand cues, each feature's name and function defined once;
 - `badge`: the reason in words, from the cues;
 - `weights`: the trained network and its .npz file (`assistant/data/local_gate.npz`,

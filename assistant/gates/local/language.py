@@ -21,13 +21,9 @@ _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 MIN_UNSEEN = 2
 
 
-def _lowered(word: str) -> str:
-    return word.casefold().replace("’", "'")
-
-
 def vocabulary_of(messages: Iterable[str]) -> frozenset[str]:
     """The words of these messages, as `unfamiliar` compares them."""
-    return frozenset(_lowered(w) for m in messages for w in _WORD.findall(m))
+    return frozenset(w.casefold().replace("’", "'") for m in messages for w in _WORD.findall(m))
 
 
 def unfamiliar(text: str, vocabulary: frozenset[str]) -> bool:
@@ -36,7 +32,7 @@ def unfamiliar(text: str, vocabulary: frozenset[str]) -> bool:
         return False
     seen = unseen = 0
     for word in _WORD.findall(text):
-        lowered = _lowered(word)
+        lowered = word.casefold().replace("’", "'")
         if lowered in vocabulary or lowered.split("'")[0] in vocabulary:
             seen += 1
         elif not word[0].isupper():

@@ -10,7 +10,7 @@ from functools import cache
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-EXTENSIONS = ("html", "css", "js")
+EXTS = ("html", "css", "js")  # the order of ComponentFiles
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,5 @@ class ComponentFiles:
 @cache
 def chat_box_files() -> ComponentFiles:
     """The chat box's files (read once per process; they ship with the package)."""
-    read = {
-        ext: (HERE / f"chat_box.{ext}").read_text(encoding="utf-8") for ext in ("html", "css", "js")
-    }
-    return ComponentFiles(read["html"], read["css"], read["js"])
+    html, css, js = ((HERE / f"chat_box.{ext}").read_text(encoding="utf-8") for ext in EXTS)
+    return ComponentFiles(html, css, js)
