@@ -110,7 +110,8 @@ def scoreboard_lines(board: dict[str, Any]) -> list[str]:
         f"{fmt_ms(board['always_first_token_ms'])}"
     )
     first += (
-        f" (measured by compare mode over {board['first_token_over']} exchanges)"
+        f" (measured by compare mode over {board['first_token_over']} exchange"
+        f"{'' if board['first_token_over'] == 1 else 's'})"
         if board["measured_first_token"]
         else " (estimate: always-retrieve taken as this session's turns that searched)"
     )

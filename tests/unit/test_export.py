@@ -92,7 +92,7 @@ def test_the_markdown_reads_as_the_session_went_with_estimates_said_to_be() -> N
         assert said in text, said
     assert text.index("When am I meeting Alex?") < text.index("typed aside")
     # Compare mode ran on one exchange only: its first token is measured there.
-    assert "measured by compare mode over 1 exchanges" in text
+    assert "measured by compare mode over 1 exchange)" in text
     alone = session_markdown([replace(e, always=None) for e in _session()])
     assert "estimate" in alone and "Beat" not in alone
 
