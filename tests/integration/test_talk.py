@@ -25,7 +25,7 @@ def test_the_default_talk_gets_every_decision_it_promises(tmp_path) -> None:
     assert len(lines) == 8 and all(" expected " in line and " gate " in line for line in lines)
     # The scoreboard a presenter quotes; the talk's one compare beat measured its first token.
     assert "searches skipped: " in done.stdout
-    assert "measured by compare mode over 1 exchanges" in done.stdout
+    assert "measured by compare mode over 1 exchange)" in done.stdout
     assert "Traceback" not in done.stderr
 
 
