@@ -31,6 +31,7 @@ class Beat(Protocol):
 
 
 STAGE_COLOURS = ("#4f46e5", "#0ea5e9", "#f59e0b", "#9ca3af")  # gate, search, reply, capture
+TIMED = ("gate", "search", "first_token", "reply", "total")  # each turn's times, in order
 
 
 def _turn(turn: Turn) -> dict[str, Any]:
@@ -48,7 +49,7 @@ def _turn(turn: Turn) -> dict[str, Any]:
         "error": turn.error,
         "ms": {
             stage: None if (ms := getattr(t, f"{stage}_ms")) is None else round(ms, 1)
-            for stage in ("gate", "search", "first_token", "reply", "total")
+            for stage in TIMED
         },
         "memory_tokens": turn.usage.memory_tokens,
     }
@@ -95,8 +96,7 @@ def _turn_markdown(title: str, t: dict[str, Any]) -> list[str]:
     if t["memories"]:
         lines.append("- memories sent:")
         lines += [f"  - {text}" for text in t["memories"]]
-    stages = ("gate", "search", "first_token", "reply", "total")
-    timed = " · ".join(f"{s.replace('_', ' ')} {fmt_ms(t['ms'][s])}" for s in stages)
+    timed = " · ".join(f"{s.replace('_', ' ')} {fmt_ms(t['ms'][s])}" for s in TIMED)
     lines.append(f"- {timed} · ~{t['memory_tokens']} memory tokens")
     if t["error"]:
         lines.append(f"- error: {t['error']}")

@@ -28,7 +28,7 @@ def vocabulary_of(messages: Iterable[str]) -> frozenset[str]:
 
 def unfamiliar(text: str, vocabulary: frozenset[str]) -> bool:
     """True when at least half of a message's words, and two or more, are not in `vocabulary`."""
-    if not vocabulary:  # weights without a vocabulary cannot tell: read as before
+    if not vocabulary:  # weights saved without their words cannot tell: nothing is unfamiliar
         return False
     seen = unseen = 0
     for word in _WORD.findall(text):

@@ -10,7 +10,7 @@ from functools import cache
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-EXTS = ("html", "css", "js")  # the order of ComponentFiles
+EXTENSIONS = ("html", "css", "js")  # in ComponentFiles' order
 
 
 @dataclass(frozen=True)
@@ -25,5 +25,5 @@ class ComponentFiles:
 @cache
 def chat_box_files() -> ComponentFiles:
     """The chat box's files (read once per process; they ship with the package)."""
-    html, css, js = ((HERE / f"chat_box.{ext}").read_text(encoding="utf-8") for ext in EXTS)
+    html, css, js = ((HERE / f"chat_box.{ext}").read_text(encoding="utf-8") for ext in EXTENSIONS)
     return ComponentFiles(html, css, js)
