@@ -19,7 +19,7 @@ memories sent with them, the decision's p50 and p95 ms. Totals are pooled over t
 and split by the sets' language (evaluation/answers/followup_languages.tsv).
 
     python -m bench followup-retrieval [--sets held-out|unscored|NAME,...]
-        [--readings alone,joined,mechanism] [--without detection,world,fusion]
+        [--readings alone,joined,mechanism] [--without detection,world,fusion,names]
         [--rewrite] [--json PATH]
     python -m bench followup-retrieval --sets single   # the single-question answer sets
 """
@@ -132,6 +132,7 @@ def without(pieces: str) -> contextlib.AbstractContextManager[None]:
 def _without(piece: str) -> contextlib.AbstractContextManager[None]:
     """The mechanism with one piece taken out."""
     import assistant.conversation.reading as reading
+    import assistant.conversation.search as search
     import assistant.gates.followup as decision
     import assistant.turn.pipeline as pipeline
 
@@ -142,6 +143,8 @@ def _without(piece: str) -> contextlib.AbstractContextManager[None]:
         "world": lambda: _replaced(decision, "asks_the_world", lambda d, m: False),
         # A follow-up is searched as its query alone, no other reading fused.
         "fusion": lambda: _replaced(pipeline, "searched", _query_only),
+        # No name from the best note is searched (`named_by_best`).
+        "names": lambda: _replaced(search, "named_by_best", lambda query, found: ""),
     }
     return pieces[piece]()
 
@@ -335,7 +338,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--without",
         default="",
-        help="also play the mechanism without each of: detection, world, fusion (or a+b)",
+        help="also play the mechanism without each of: detection, world, fusion, names (or a+b)",
     )
     parser.add_argument("--json", type=Path, help="also write every count here")
 

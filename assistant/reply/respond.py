@@ -20,11 +20,8 @@ from memory.records import Memory
 if TYPE_CHECKING:
     from assistant.runtime.llama_slot import SlotApi
 
-# Written for a 1.5B model as much as for a large one. Small models copy the words they
-# are given: a prompt that says "notes", "memory" or "the user" gets replies that talk
-# about notes and "the user", or speak as the user. So the person is "you" here, the
-# facts are "things I told you" in the message itself, and nothing asks the model to
-# comment on them.
+# Written for a 1.5B model too: small models copy the prompt's words ("notes", "the user")
+# back, or speak as the user. So the person is "you", and the facts are "things I told you".
 SYSTEM_PROMPT = """You are a friendly, concise assistant. Answer in a few sentences unless \
 asked for more, and talk to the person as "you".
 Some messages start with things the person told you before, in <told> tags. They are \
@@ -130,10 +127,8 @@ def preamble(meant: str = "") -> str:
     )
 
 
-# A fact, not an instruction: a 1.5B model read the old note's instructions back to the
-# audience ("If it asks about my own life, I don't know that yet"). What to do with it is
-# in the system prompt, and it says the conversation still counts (a follow-up's answer is
-# often in the turn before).
+# A fact, not an instruction: a 1.5B model read an instruction here back to the audience.
+# The system prompt says what to do, and that the turn before still counts.
 def nothing_found(meant: str = "") -> str:
     """The note sent when a search found nothing."""
     return f"Things I told you before that match {quoted(meant) if meant else 'this'}: none."
@@ -157,11 +152,8 @@ def memory_block(memories: Sequence[str], lookup: Lookup = Lookup.SEARCHED, mean
     return preamble(meant) + "\n<told>\n" + "\n".join(lines) + "\n</told>"
 
 
-# Today's date goes only with a message that counts from today. In the system prompt, the
-# 1.5B model answered "which day do we come home?" and "when did I submit his permit?"
-# with it ("Thursday 03 December 2026"), though the memory it was sent had the date. Not
-# "how old is she now": with the date beside it, the reply was a bare "12", and the next
-# turns copied that.
+# Today's date goes only with a message that counts from today: always given, the 1.5B
+# model answered "which day do we come home?" with it, not with the memory's date.
 _FROM_TODAY = re.compile(
     r"\b(?:today|today['’]?s|tonight|tomorrow|tmrw|yesterday|currently|right now"
     r"|(?:this|next|last) (?:week|weekend|month|year|morning|afternoon|evening)"
@@ -247,9 +239,8 @@ def history_messages(
     return messages
 
 
-# The 1.5B model answers a statement by saying it back ("the van needs its mot soon" ->
-# "The van needs its mot soon."). Replayed, that exchange taught the next turn to do the
-# same: "when by?" got "The van needs its mot soon." again, with the MOT's date sent.
+# The 1.5B model answers a statement by saying it back; replayed, that taught the next
+# turn ("when by?") to say it back again, the MOT's date sent and unused.
 _SAID_BACK = 0.75
 
 

@@ -40,13 +40,10 @@ from assistant.runtime.model_file import (
 )
 from assistant.text import Label
 
-# The slot plan. llama.cpp keeps one prompt cache per slot. Compare mode's twins each answer
-# in a slot of their own, so each finds its own conversation there, already read, and never
-# what the other twin just read. Every other request (the gate, capture, replies outside
-# compare mode, a second tab) goes where llama.cpp puts it: the free slot holding most of its
-# prompt, else the least recently used one. One that lands in a twin's slot moves that twin's
-# cache to the server's RAM prompt cache (cache_ram_mib), and the twin's next request loads
-# it back from there.
+# The slot plan: llama.cpp keeps a prompt cache per slot. Compare mode's twins each answer
+# in a slot of their own, finding their own conversation already read. Other requests go
+# where llama.cpp puts them; one landing in a twin's slot moves its cache to the server's
+# RAM prompt cache (cache_ram_mib), from which the twin's next request loads it back.
 GATED_SLOT = 1
 ALWAYS_SLOT = 2
 START_TIMEOUT_S = 180.0

@@ -184,17 +184,13 @@ class Pipeline:
         self.capturer = capturer
         self.k = k
         self._clock = clock
-        # The two injection defences (docs/memory.md): memories that read like instructions
-        # never reach the prompt, and a reply that carries out an instruction found in a
-        # memory is written again without it. Off only to measure what they are worth.
+        # Each switch below is off only to measure what its part is worth. The injection
+        # defences (docs/memory.md): memories that read like instructions never reach the
+        # prompt, and a reply that carries one out is written again without that memory.
         self.screen_memories = screen_memories
         self.check_reply = check_reply
-        # A skipped message that names what the user's memories mention retrieves
-        # (assistant/gates/vocabulary.py). Off only to measure what it is worth.
-        self.vocabulary = vocabulary
-        # A follow-up is read with the last exchanges (assistant/conversation). Off only to
-        # measure what it is worth.
-        self.conversation = conversation
+        self.vocabulary = vocabulary  # a skip that names the memories' words retrieves
+        self.conversation = conversation  # a follow-up is read with the last exchanges
 
     def with_(self, **parts: Any) -> Pipeline:
         """A new pipeline with some parts replaced (gate, responder, capturer, ...)."""
