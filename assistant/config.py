@@ -21,9 +21,8 @@ from memory.settings import env_float as _float
 DEFAULT_GATE_MODEL = "claude-haiku-5-5"
 DEFAULT_CHAT_MODEL = "claude-sonnet-5-5"
 LOCAL_MODEL_OFF = "off"
-# The built-in model's reply temperature, chosen from `eval answers --temperature` runs on
-# our follow-up and single-question dev sets (docs/answers.md, "Sampling"): a presenter
-# wants the right answer every time. Other endpoints keep their own default.
+# The built-in model's reply temperature (docs/answers.md, "Sampling"): a presenter wants
+# the right answer every time. Other endpoints keep their own default.
 BUILT_IN_TEMPERATURE = 0.0
 
 

@@ -43,10 +43,9 @@ def searched(store: MemoryStore, query: str, reading: Reading, k: int) -> tuple[
 def named_by_best(query: str, found: Sequence[Memory]) -> str:
     """The query with the names its best note gives what it asks about ("" if none).
 
-    Relevance feedback from the top hit, names only: "What food is the cat on?" finds "My
-    cat Marmalade is …", and only "Marmalade is on a renal diet" holds the answer. A name is
-    a capitalised word, not opening a sentence, within two words of a word the query says.
-    """
+    Relevance feedback, names only: "What food is the cat on?" finds "My cat Marmalade is …";
+    only "Marmalade is on a renal diet" answers. A name: a capitalised word, not opening a
+    sentence, within two words of a word the query says."""
     said = {w.casefold() for w in content_words(query)}
     body = words(_SENTENCE_START.sub(" _ ", found[0].text)) if found else []
     near = [i for i, w in enumerate(body) if w.casefold().removesuffix("'s") in said]

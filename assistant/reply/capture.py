@@ -46,8 +46,7 @@ REQUEST = re.compile(
     r"\b(?:can you|could you|would you|please (?:help|write|tell|explain|fix)|help me)\b",
     re.IGNORECASE,
 )
-# A message that opens with a command or a question word asks for something: it states
-# nothing about the user ("Tell me a joke", "Plan my weekend", "what's 2+2").
+# Opening with a command or a question word, a message asks ("Plan my weekend", "what's 2+2").
 ASKS = re.compile(
     r"^\s*(?:please\s+)?(?:tell|write|give|show|explain|make|plan|list|help|find|suggest|"
     r"recommend|describe|summari[sz]e|translate|create|draft|compose|generate|calculate|"
@@ -78,8 +77,7 @@ _NUMBER = re.compile(r"\d+(?:[.:,]\d+)*")
 _DIGIT_EDGE = re.compile(r"(?<=\d)(?=[A-Za-z])|(?<=[A-Za-z])(?=\d)")  # "7:30pm" -> "7:30 pm"
 # Words a model adds when it rewrites a statement as a fact ("The user's name is…").
 _FACT_GLUE = frozenset({"user", "name", "named", "call", "called"})
-# A model's fact must be the user's own words, give or take pronouns and grammar: at
-# least this share of its content words must appear in the message it came from.
+# A model's fact is the user's own words: this share of its content words is in the message.
 GROUNDED_SHARE = 0.6
 
 

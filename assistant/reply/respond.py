@@ -145,8 +145,7 @@ def memory_block(memories: Sequence[str], lookup: Lookup = Lookup.SEARCHED, mean
     if not memories:
         return nothing_found(meant)
     # Given most relevant first, written most relevant last, nearest the person's words: the
-    # 1.5B model answered from whichever fact stood nearest the question ("When's her
-    # birthday?" after Mum got the brother's birthday, listed last, though Mum's was first).
+    # 1.5B model answered from whichever fact stood nearest the question.
     # "16:40" goes with "(4:40 pm)": the 1.5B model read it as 2:40 PM (assistant/reply/hours.py).
     lines = [f"- {quoted(with_clock_times(text))}" for text in reversed(memories)]
     return preamble(meant) + "\n<told>\n" + "\n".join(lines) + "\n</told>"

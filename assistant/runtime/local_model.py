@@ -119,8 +119,7 @@ class LocalModel:
         self._start_timeout = start_timeout
         # One log per port: two apps on one machine share the cache folder, not their logs.
         self._log_path = log_path or self._cache_dir / "logs" / f"llama-server-{self.port}.log"
-        # A fixed seed (with prompt caching off) makes sampling repeatable: for tests and
-        # benchmarks. None: a fresh seed per request, as llama.cpp does by default.
+        # A fixed seed (prompt caching off) makes sampling repeatable; None: one per request.
         self._seed = seed
         self._proc: subprocess.Popen[bytes] | None = None
         self._status = ModelStatus(ModelState.LOADING, "starting")

@@ -261,10 +261,9 @@ class Pipeline:
         # `history` is the conversation as the model saw it: one turn per exchange.
         past = [t.history_item() for t in history if t.reply_usable]
         lookup = lookup_of(decision.retrieve, error)
-        # A follow-up's facts are introduced with the exchange it continues: "When's her
-        # birthday?" is about "I need a gift idea for Mom" (the 1.5B model read "she" as
-        # whoever a nearby fact named). Not in the baselines (always, never): they read the
-        # message alone, as the products they stand for do, and have no query_source.
+        # A follow-up's facts are introduced with the exchange it continues (the 1.5B model
+        # read "she" as whoever a nearby fact named). Not in the baselines (always, never):
+        # they read the message alone, as the products they stand for do.
         meant = reading.query if decision.retrieve and decision.query_source else ""
         result = self.responder.reply(
             message, memories, past, on_text=on_text, lookup=lookup, meant=meant
