@@ -19,7 +19,7 @@ memories sent with them, the decision's p50 and p95 ms. Totals are pooled over t
 and split by the sets' language (evaluation/answers/followup_languages.tsv).
 
     python -m bench followup-retrieval [--sets held-out|unscored|NAME,...]
-        [--readings alone,joined,mechanism] [--without detection,world,fusion,names]
+        [--readings alone,joined,mechanism] [--without detection,world,fusion]
         [--rewrite] [--json PATH]
     python -m bench followup-retrieval --sets single   # the single-question answer sets
 """
@@ -61,7 +61,8 @@ UNSCORED = (
     "followup_phoowner_test",
     "followup_labtech_test",
     "followup_textileshop_test",
-    # The fourth batch, written before named_by_best (assistant/conversation/search.py).
+    # The fourth batch, written before a search by the best note's names was tried (and
+    # dropped: docs/followups.md).
     "followup_harpist_test",
     "followup_farrier_test",
     "followup_tiler_test",
@@ -132,7 +133,6 @@ def without(pieces: str) -> contextlib.AbstractContextManager[None]:
 def _without(piece: str) -> contextlib.AbstractContextManager[None]:
     """The mechanism with one piece taken out."""
     import assistant.conversation.reading as reading
-    import assistant.conversation.search as search
     import assistant.gates.followup as decision
     import assistant.turn.pipeline as pipeline
 
@@ -143,8 +143,6 @@ def _without(piece: str) -> contextlib.AbstractContextManager[None]:
         "world": lambda: _replaced(decision, "asks_the_world", lambda d, m: False),
         # A follow-up is searched as its query alone, no other reading fused.
         "fusion": lambda: _replaced(pipeline, "searched", _query_only),
-        # No name from the best note is searched (`named_by_best`).
-        "names": lambda: _replaced(search, "named_by_best", lambda query, found: ""),
     }
     return pieces[piece]()
 
@@ -338,7 +336,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--without",
         default="",
-        help="also play the mechanism without each of: detection, world, fusion, names (or a+b)",
+        help="also play the mechanism without each of: detection, world, fusion (or a+b)",
     )
     parser.add_argument("--json", type=Path, help="also write every count here")
 

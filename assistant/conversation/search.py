@@ -6,18 +6,16 @@ exchange it continues, for a follow-up; itself, otherwise) and each other readin
 rankings are fused by reciprocal rank, the query's own counted double: where the readings
 agree its best stays first, and a note only another reading finds can still be sent. A
 follow-up is answered with the fused top `FOLLOW_UP_SENT`: the 1.5B model reads the one
-right note better among three than among five. The names the best note gives are searched
-too (`named_by_best`). No model call; a few more local searches.
+right note better among three than among five. No model call; a few more local searches.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from assistant.conversation.reading import Reading
-from assistant.text import content_words, words
+from assistant.text import content_words
 from memory.records import Memory
 
 if TYPE_CHECKING:  # the store imports Chroma; only its type is needed here
@@ -26,7 +24,6 @@ if TYPE_CHECKING:  # the store imports Chroma; only its type is needed here
 # The query's own ranking weighs this many times one other reading's (docs/followups.md).
 QUERY_WEIGHT = 2.0
 FOLLOW_UP_SENT = 3
-_SENTENCE_START = re.compile(r"(?:^|[.!?;:]\s+)\W*\w[\w'’-]*")
 
 
 def searched(store: MemoryStore, query: str, reading: Reading, k: int) -> tuple[Memory, ...]:
@@ -34,27 +31,8 @@ def searched(store: MemoryStore, query: str, reading: Reading, k: int) -> tuple[
     found = tuple(store.search(query, k=k))
     rankings = [(QUERY_WEIGHT, found)]
     rankings += [(1.0, tuple(store.search(text, k=k))) for text in reading.others if text != query]
-    if named := named_by_best(query, found):
-        rankings.append((1.0, tuple(store.search(named, k=k))))
     ranked = fused(rankings) if len(rankings) > 1 else found
     return ranked[: min(k, FOLLOW_UP_SENT) if reading.follow_up else k]
-
-
-def named_by_best(query: str, found: Sequence[Memory]) -> str:
-    """The query with the names its best note gives what it asks about ("" if none).
-
-    Relevance feedback, names only: "What food is the cat on?" finds "My cat Marmalade is …";
-    only "Marmalade is on a renal diet" answers. A name: a capitalised word, not opening a
-    sentence, within two words of a word the query says."""
-    said = {w.casefold() for w in content_words(query)}
-    body = words(_SENTENCE_START.sub(" _ ", found[0].text)) if found else []
-    near = [i for i, w in enumerate(body) if w.casefold().removesuffix("'s") in said]
-    names = [
-        w.removesuffix("'s")
-        for i, w in enumerate(body)
-        if w[0].isupper() and w.casefold() not in said and any(abs(i - j) <= 2 for j in near)
-    ]
-    return f"{query} {' '.join(dict.fromkeys(names))}" if names else ""
 
 
 def fused(rankings: Sequence[tuple[float, Sequence[Memory]]]) -> tuple[Memory, ...]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import pytest
 
-import assistant.conversation.search as search
 from assistant.conversation.search import FOLLOW_UP_SENT
 from assistant.gates.local.shared import shared_local_gate
 from assistant.reply.offline import OfflineResponder
@@ -91,20 +90,3 @@ def test_a_message_that_stands_alone_is_searched_as_itself_after_a_memory_exchan
 def test_a_general_chain_stays_general(demo_store: MemoryStore) -> None:
     turn = _last(_chat(demo_store), "What's the tallest mountain in Ireland?", "and in the UK?")
     assert not turn.searched and not turn.memories
-
-
-def test_a_thing_asked_about_by_its_kind_is_given_the_note_that_names_it_only_by_name(
-    tmp_path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # The answer says "Clover", never "rabbit": only the best note's name finds it.
-    store = MemoryStore.persistent(tmp_path / "mem", "demo")
-    seed_demo(store)
-    store.add("My rabbit Clover is five and hates car rides.", source="typed")
-    store.add("Clover's check-ups are at Hillside Clinic with Dr Patel.", source="typed")
-
-    def vet(turn) -> bool:  # noqa: ANN001 - a GatedTurn
-        return any("Hillside" in m.text for m in turn.memories)
-
-    assert vet(_last(_chat(store), "Which vet does the rabbit see?"))
-    monkeypatch.setattr(search, "named_by_best", lambda query, found: "")
-    assert not vet(_last(_chat(store), "Which vet does the rabbit see?"))

@@ -6,7 +6,7 @@ import pytest
 
 from assistant.conversation.reading import READING_WORDS, leans, read
 from assistant.conversation.said import RECENT_TURNS, Said
-from assistant.conversation.search import fused, named_by_best, reply_used
+from assistant.conversation.search import fused, reply_used
 from memory.records import Memory
 
 SEARCHED = Said("When am I meeting Alex?", "Thursday.", query="When am I meeting Alex?")
@@ -110,21 +110,3 @@ def test_the_memories_a_reply_used_are_those_sharing_most_of_its_words() -> None
         notes[0],
     )
     assert reply_used(notes, "I don't know.", "When am I meeting Alex?") == ()
-
-
-def _best(text: str) -> tuple[Memory, ...]:
-    return (Memory("best", text, 0.5, "", "test"),)
-
-
-def test_the_best_note_adds_the_name_it_gives_the_thing_asked_about() -> None:
-    query = "which vet does the rabbit see?"
-    assert named_by_best(query, _best("My rabbit Clover is five.")) == f"{query} Clover"
-    assert named_by_best(query, _best("we adopted a rabbit called Clover")) == f"{query} Clover"
-
-
-def test_no_name_is_added_from_a_sentence_opening_far_words_the_query_or_no_hit() -> None:
-    query = "which vet does the rabbit see?"
-    far = "Clover is five, and we got the rabbit at a farm outside Leeds."
-    assert named_by_best(query, _best(far)) == ""
-    assert named_by_best("which vet does Clover the rabbit see?", _best("My rabbit Clover")) == ""
-    assert named_by_best(query, ()) == ""
