@@ -75,12 +75,15 @@ def test_huge_paste_is_bounded(local):
 
 @pytest.mark.eval  # embeds the held-out set
 def test_held_out_quality_floor(local):
-    held = [e for e in load_examples() if e.split == "heldout"]
+    # Every other held-out row (1,730 of 3,460): embedding all of them took 27 s. The whole
+    # split is `python -m bench gate-report`'s; the shipped gate reads 0.926 / 0.990 on it,
+    # and 0.925 / 0.992 on these rows.
+    held = [e for e in load_examples() if e.split == "heldout"][::2]
     predicted = local.retrieves([e.message for e in held])
     labels = np.array([e.retrieve for e in held])
     accuracy = float(np.mean(predicted == labels))
     recall = float(predicted[labels].mean())
-    # v8: 0.916 / 0.990. The threshold is placed for held-out recall 0.99, paid in accuracy.
+    # The threshold is placed for held-out recall 0.99, paid in accuracy.
     assert accuracy >= 0.91, accuracy
     assert recall >= 0.98, recall
 
