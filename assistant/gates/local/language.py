@@ -21,9 +21,14 @@ _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 MIN_UNSEEN = 2
 
 
+def _lowered(word: str) -> str:
+    # One form for the stored words and the words checked against them.
+    return word.casefold().replace("’", "'")
+
+
 def vocabulary_of(messages: Iterable[str]) -> frozenset[str]:
     """The words of these messages, as `unfamiliar` compares them."""
-    return frozenset(w.casefold().replace("’", "'") for m in messages for w in _WORD.findall(m))
+    return frozenset(_lowered(w) for m in messages for w in _WORD.findall(m))
 
 
 def unfamiliar(text: str, vocabulary: frozenset[str]) -> bool:
@@ -32,7 +37,7 @@ def unfamiliar(text: str, vocabulary: frozenset[str]) -> bool:
         return False
     seen = unseen = 0
     for word in _WORD.findall(text):
-        lowered = word.casefold().replace("’", "'")
+        lowered = _lowered(word)
         if lowered in vocabulary or lowered.split("'")[0] in vocabulary:
             seen += 1
         elif not word[0].isupper():
