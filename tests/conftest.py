@@ -14,8 +14,9 @@ import pytest
 from assistant.runtime.fake_api import FakeAnthropicServer
 from tests.fakes import ListSearch, ScriptedModel
 
-# The tiers: tests/unit's guard, `--fast`, the slow markers; and where temporary folders live.
-pytest_plugins = ["tests.tiers", "tests.scratch"]
+# The tiers: tests/unit's guard, `--fast`, the slow markers; where temporary folders live;
+# and what AppTest would redo for every app test.
+pytest_plugins = ["tests.tiers", "tests.scratch", "tests.apptest"]
 
 _real_connect = socket.socket.connect
 ROOT = Path(__file__).resolve().parent.parent

@@ -20,7 +20,8 @@ from assistant.gates.local import (
 )
 from assistant.runtime.fake_api import Reply
 from tests.unit.test_local_gate import FRESH_SETS, _fresh_rows
-from training.train_gate import load_examples, train
+from tests.vectors import REWRITE, StoredVectors, floor_texts, held_out_rows, training_subset
+from training.train_gate import train
 
 ALEX_JSON = '{"retrieve": true, "query": "meeting Alex", "reason": "user\'s plans"}'
 
@@ -30,6 +31,12 @@ def local() -> LocalGate:
     gate = LocalGate()
     gate.warm()
     return gate
+
+
+@pytest.fixture(scope="module")
+def stored(local: LocalGate) -> LocalGate:
+    """The shipped gate reading the floor rows' stored vectors (tests/vectors.py)."""
+    return LocalGate(model=StoredVectors(local.encoder()))
 
 
 def test_skips_math_and_retrieves_personal_plans(local):
@@ -73,13 +80,12 @@ def test_huge_paste_is_bounded(local):
     assert decision.truncated is True
 
 
-@pytest.mark.eval  # embeds the held-out set
-def test_held_out_quality_floor(local):
-    # Every other held-out row (1,730 of 3,460): embedding all of them took 27 s. The whole
-    # split is `python -m bench gate-report`'s; the shipped gate reads 0.926 / 0.990 on it,
-    # and 0.925 / 0.992 on these rows.
-    held = [e for e in load_examples() if e.split == "heldout"][::2]
-    predicted = local.retrieves([e.message for e in held])
+@pytest.mark.eval
+def test_held_out_quality_floor(stored):
+    # Every other held-out row (1,730 of 3,460). The whole split is `python -m bench
+    # gate-report`'s; the shipped gate reads 0.926 / 0.990 on it, 0.925 / 0.992 on these.
+    held = held_out_rows()
+    predicted = stored.retrieves([e.message for e in held])
     labels = np.array([e.retrieve for e in held])
     accuracy = float(np.mean(predicted == labels))
     recall = float(predicted[labels].mean())
@@ -88,11 +94,11 @@ def test_held_out_quality_floor(local):
     assert recall >= 0.98, recall
 
 
-@pytest.mark.eval  # embeds each fresh set
+@pytest.mark.eval
 @pytest.mark.parametrize(("name", "split", "accuracy", "recall"), FRESH_SETS)
-def test_fresh_set_quality_floor(local, name, split, accuracy, recall):
+def test_fresh_set_quality_floor(stored, name, split, accuracy, recall):
     fresh = _fresh_rows(name)
-    predicted = local.retrieves([e.message for e in fresh])
+    predicted = stored.retrieves([e.message for e in fresh])
     labels = np.array([e.retrieve for e in fresh])
     assert float(np.mean(predicted == labels)) >= accuracy
     assert float(predicted[labels].mean()) >= recall
@@ -193,17 +199,29 @@ def test_the_badge_reads_the_text_the_classifier_reads(local, monkeypatch):
     assert calls == ["What is the capital of Australia these days?"]  # once, unwrapped
 
 
-@pytest.mark.eval  # embeds ~570 messages and trains twice
-def test_training_is_reproducible(local):
-    # Reproducibility is not about size: a few hundred rows (still many embedding batches
-    # of 32, both labels in each split) show it as well as the ~2,900 used before, at a
-    # fifth of the cost.
-    examples = load_examples()
-    subset = [e for e in examples if e.split == "train"][::60] + [
-        e for e in examples if e.split == "heldout"
-    ][::30]
-    first = train(subset, local.encoder(), grid=(10.0,))
-    second = train(subset, local.encoder(), grid=(10.0,))
+@pytest.mark.eval
+def test_the_stored_vectors_are_the_models_vectors_today(local, stored):
+    # Every text the floors read is stored: a missing one would be embedded live, slowly.
+    vectors = stored.encoder()
+    texts = floor_texts()
+    missing = [t for t in texts if vectors.stored(t) is None]
+    assert not missing, f"{len(missing)} floor texts have no stored vector: run {REWRITE}"
+    # A sample, the longest texts (truncated at 256 tokens) among them, embeds today to the
+    # stored vectors, and twice to the same bits: the model, its reading and its pooling
+    # are what they were.
+    sample = texts[::100] + sorted(texts, key=len)[-4:]
+    live = local.encoder().encode(sample)
+    np.testing.assert_array_equal(local.encoder().encode(sample), live)
+    assert np.abs(live - vectors.encode(sample)).max() <= 1e-3  # float16 rounds at 2.5e-4
+
+
+@pytest.mark.eval
+def test_training_is_reproducible(stored):
+    # A few hundred rows, both labels in each split, trained twice to the same bits. The
+    # vectors' own reproducibility is the test above.
+    subset = training_subset()
+    first = train(subset, stored.encoder(), grid=(10.0,))
+    second = train(subset, stored.encoder(), grid=(10.0,))
     np.testing.assert_array_equal(first.hidden_w, second.hidden_w)
     assert (first.out_b, first.threshold) == (second.out_b, second.threshold)
 
