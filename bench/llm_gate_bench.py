@@ -71,7 +71,10 @@ def run_gate(gate: Any, rows: list[Row], local_says: dict[str, bool]) -> dict[st
     """Score one gate on rows, with failed-open decisions and flips against the local gate."""
     predictions, ms = [], []
     failed = no_json = right = wrong = calls = 0
+    from memory.embeddings import shared_model
+
     for row in rows:
+        shared_model().clear_cache()  # the local scores embedded these rows: time the model
         started = time.perf_counter()
         decision = gate.decide(row.message)
         ms.append((time.perf_counter() - started) * 1000.0)

@@ -19,7 +19,7 @@ TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f41157
 TOKENIZER_PATH = Path(__file__).parent / "data" / "tokenizer.json"
 MAX_TOKENS = 256
 DIMENSIONS = 384
-QUERY_CACHE_SIZE = 512  # single texts: the local gate and the search embed the same message
+CACHE_SIZE = 2048  # vectors (~3 MB): a turn's message, and the texts a store was seeded with
 
 
 class EmbeddingModelError(RuntimeError):
@@ -55,6 +55,11 @@ def verify_file(path: Path, sha256: str, fix: str) -> None:
         )
 
 
+def _cache_key(text: str) -> bytes:
+    # A digest, not the text: a cached pasted page would otherwise keep its whole text alive.
+    return hashlib.blake2b(text.encode(), digest_size=16).digest()
+
+
 @dataclass
 class _Loaded:
     session: Any
@@ -69,7 +74,7 @@ class MiniLM:
         self._tokenizer_path = tokenizer_path
         self._loaded: _Loaded | None = None
         self._lock = threading.Lock()
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
         self._cache_lock = threading.Lock()
 
     def _load(self) -> _Loaded:
@@ -107,29 +112,34 @@ class MiniLM:
 
     def encode(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
         """Return one L2-normalised float32 vector per text."""
-        if len(texts) == 1:
-            return self._encode_one(texts[0])[None, :].copy()
-        return self._encode_batch(texts, batch_size)
+        out = np.empty((len(texts), DIMENSIONS), dtype=np.float32)
+        # A text embedded before comes from the LRU: a turn embeds its message twice (the
+        # local gate, then the search), and a reset re-seeds the persona it seeded before.
+        todo: dict[bytes, tuple[str, list[int]]] = {}
+        with self._cache_lock:
+            for i, text in enumerate(texts):
+                key = _cache_key(text)
+                vector = self._cache.get(key)
+                if vector is None:
+                    todo.setdefault(key, (text, []))[1].append(i)
+                else:
+                    self._cache.move_to_end(key)
+                    out[i] = vector
+        if todo:
+            fresh = self._encode_batch([text for text, _ in todo.values()], batch_size)
+            with self._cache_lock:
+                for (key, (_, rows)), vector in zip(todo.items(), fresh, strict=True):
+                    out[rows] = vector
+                    self._cache[key] = vector.copy()  # not a view that keeps the batch
+                    self._cache.move_to_end(key)
+                while len(self._cache) > CACHE_SIZE:
+                    self._cache.popitem(last=False)
+        return out
 
     def clear_cache(self) -> None:
         """Forget cached vectors (benchmarks time the model, not the cache)."""
         with self._cache_lock:
             self._cache.clear()
-
-    def _encode_one(self, text: str) -> np.ndarray:
-        # A turn embeds its message twice (local gate, then memory search): the second
-        # time comes from this small LRU instead of another ~5 ms model run.
-        with self._cache_lock:
-            vector = self._cache.get(text)
-            if vector is not None:
-                self._cache.move_to_end(text)
-                return vector
-        vector = self._encode_batch([text], 1)[0]
-        with self._cache_lock:
-            self._cache[text] = vector
-            if len(self._cache) > QUERY_CACHE_SIZE:
-                self._cache.popitem(last=False)
-        return vector
 
     def _encode_batch(self, texts: list[str], batch_size: int) -> np.ndarray:
         loaded = self._load()

@@ -32,7 +32,9 @@ def test_batch_order_and_padding_do_not_change_vectors():
     # Each batch pads to its longest text, so a vector must not depend on its neighbours.
     model = shared_model()
     short, long = "hi", "a much longer sentence " * 20
+    model.clear_cache()
     alone = model.encode([short])[0]
+    model.clear_cache()  # else "hi" would come from the cache, not from a padded batch
     together = model.encode([long, short])
     assert np.allclose(together[1], alone, atol=1e-4)
 
@@ -81,3 +83,23 @@ def test_repeated_single_text_is_served_from_the_cache_unchanged():
     batch = model.encode(["When am I meeting Alex?", "something else"])
     assert np.allclose(again[0], batch[0], atol=1e-5)
     assert np.linalg.norm(again[0]) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_a_batch_embeds_only_texts_not_seen_and_returns_the_models_vectors(monkeypatch):
+    # A reset re-seeds the persona, and a re-import repeats its lines: what this process
+    # embedded before is not run through the model again, and comes back in its place.
+    model = MiniLM()
+    runs: list[list[str]] = []
+    real = model._encode_batch
+    monkeypatch.setattr(
+        model, "_encode_batch", lambda texts, size: runs.append(list(texts)) or real(texts, size)
+    )
+    alex, peanuts, new = "Dinner with Alex on Thursday", "I'm allergic to peanuts", "Jordan's day"
+    first = model.encode([alex, peanuts, alex])
+    second = model.encode([new, peanuts, alex])
+    assert runs == [[alex, peanuts], [new]]
+    expected = MiniLM().encode([new, peanuts, alex])
+    assert np.allclose(second, expected, atol=1e-5)
+    # A text said twice in one batch, and again later, gets the same vector each time.
+    assert np.array_equal(first[0], first[2]) and np.array_equal(first[0], second[2])
+    assert np.array_equal(first[1], second[1])
