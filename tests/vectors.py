@@ -73,7 +73,6 @@ class StoredVectors:
             self._vectors = data["vectors"]
             self._row = {bytes(key): i for i, key in enumerate(data["keys"])}
         self.live = live
-        self.missed: list[str] = []  # texts that were not stored, embedded live
 
     def stored(self, text: str) -> np.ndarray | None:
         """The stored float32 vector of `text`, or None."""
@@ -85,17 +84,10 @@ class StoredVectors:
         found = [self.stored(t) for t in texts]
         todo = [i for i, vector in enumerate(found) if vector is None]
         if todo:
-            self.missed += [texts[i] for i in todo]
             fresh = self.live.encode([texts[i] for i in todo], batch_size)
             for i, vector in zip(todo, fresh, strict=True):
                 found[i] = vector
         return np.stack(found) if found else np.zeros((0, self._vectors.shape[1]), np.float32)
-
-    def warm(self) -> None:
-        """Nothing to load: the live model loads when a text is missing."""
-
-    def clear_cache(self) -> None:
-        """The stored vectors are not a cache of this run: nothing to forget."""
 
 
 def write(path: Path = PATH) -> int:
